@@ -1,0 +1,52 @@
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using MuxWatch.Timeouts;
+
+namespace MuxWatch.Hosting;
+
+/// <summary>
+/// Starts the first-chance catcher and reads what it caught: each exception is read, diagnosed and
+/// recorded off the app's threads.
+/// </summary>
+internal sealed partial class TimeoutCaptureService(
+    FirstChanceTimeoutCatcher catcher,
+    TimeoutRecorder recorder,
+    ILogger<TimeoutCaptureService> logger) : BackgroundService
+{
+    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    {
+        catcher.Start();
+        try
+        {
+            await foreach (var caught in catcher.ReadAllAsync(stoppingToken).ConfigureAwait(false))
+            {
+                try
+                {
+                    var observed = recorder.Record(TimeoutMessageReader.Read(caught.Exception), caught.Time, "first-chance");
+                    LogCaught(logger, observed.Report.Command ?? "unknown", observed.Endpoint, observed.Diagnosis.Cause);
+                }
+#pragma warning disable CA1031 // one unreadable exception must not stop the capture of the next
+                catch (Exception ex)
+#pragma warning restore CA1031
+                {
+                    LogFailed(logger, ex.GetType().Name);
+                }
+            }
+        }
+        catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
+        {
+        }
+    }
+
+    public override void Dispose()
+    {
+        catcher.Dispose();
+        base.Dispose();
+    }
+
+    [LoggerMessage(EventId = 1, Level = LogLevel.Debug, Message = "Redis timeout caught: {Command} on {Endpoint}, cause {Cause}")]
+    private static partial void LogCaught(ILogger logger, string command, string endpoint, TimeoutCause cause);
+
+    [LoggerMessage(EventId = 2, Level = LogLevel.Warning, Message = "A caught Redis exception could not be recorded ({Reason})")]
+    private static partial void LogFailed(ILogger logger, string reason);
+}

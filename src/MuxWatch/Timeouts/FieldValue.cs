@@ -1,0 +1,135 @@
+using System.Globalization;
+
+namespace MuxWatch.Timeouts;
+
+/// <summary>
+/// One value read from a timeout message: a number, a true/false flag, a tuple such as
+/// <c>WORKER: (Busy=6,Free=994,Min=4,Max=1000)</c>, or text kept as written.
+/// </summary>
+/// <remarks>The raw text is always kept, so nothing the message said is lost by interpretation.</remarks>
+public sealed class FieldValue
+{
+    private FieldValue(string raw, double? number, bool? flag, IReadOnlyList<KeyValuePair<string, FieldValue>>? parts)
+    {
+        Raw = raw;
+        Number = number;
+        Flag = flag;
+        Parts = parts;
+    }
+
+    /// <summary>The value as it stood in the message, trimmed.</summary>
+    public string Raw { get; }
+
+    /// <summary>The value as a number, when it is one (units such as <c>KiB</c>, <c>ms</c> and <c>%</c> removed).</summary>
+    public double? Number { get; }
+
+    /// <summary>The value as a flag, when it is <c>True</c> or <c>False</c>.</summary>
+    public bool? Flag { get; }
+
+    /// <summary>The named parts of a parenthesised tuple, in the order written; null when the value is no tuple.</summary>
+    public IReadOnlyList<KeyValuePair<string, FieldValue>>? Parts { get; }
+
+    /// <summary>A named part of a tuple as a number, for example <c>Busy</c> of <c>WORKER</c>.</summary>
+    public double? Part(string name)
+    {
+        if (Parts is null)
+        {
+            return null;
+        }
+
+        foreach (var (key, value) in Parts)
+        {
+            if (string.Equals(key, name, StringComparison.OrdinalIgnoreCase))
+            {
+                return value.Number;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>Reads a value: a tuple when parenthesised with named parts, else a number or flag when it is one, else text.</summary>
+    public static FieldValue Parse(string raw)
+    {
+        raw = raw.Trim();
+        if (raw.Length >= 2 && raw[0] == '(' && raw[^1] == ')' && TryParseTuple(raw[1..^1], out var parts))
+        {
+            return new FieldValue(raw, null, null, parts);
+        }
+
+        if (bool.TryParse(raw, out var flag))
+        {
+            return new FieldValue(raw, null, flag, null);
+        }
+
+        return new FieldValue(raw, ParseNumber(raw), null, null);
+    }
+
+    /// <summary>A value that is a number of the given unit, such as the <c>5023ms elapsed</c> of an async header.</summary>
+    internal static FieldValue FromNumber(string raw, double number) => new(raw.Trim(), number, null, null);
+
+    /// <summary>
+    /// A number, with a trailing unit (<c>KiB</c>, <c>ms</c>, <c>s</c>, <c>%</c>) and a decimal comma accepted,
+    /// because <c>conn-sec</c> and <c>Local-CPU</c> are formatted in the app's culture.
+    /// </summary>
+    internal static double? ParseNumber(string text)
+    {
+        var span = text.AsSpan().Trim();
+        foreach (var unit in NumberUnits)
+        {
+            if (span.EndsWith(unit, StringComparison.OrdinalIgnoreCase))
+            {
+                span = span[..^unit.Length].TrimEnd();
+                break;
+            }
+        }
+
+        if (span.IsEmpty || span.Length > 32)
+        {
+            return null;
+        }
+
+        // A single comma between digits is a decimal comma; anything else with a comma is not a number.
+        var comma = span.IndexOf(',');
+        if (comma >= 0)
+        {
+            if (span.LastIndexOf(',') != comma || span.Contains('.') || comma == 0 || comma == span.Length - 1)
+            {
+                return null;
+            }
+
+            Span<char> copy = stackalloc char[span.Length];
+            span.CopyTo(copy);
+            copy[comma] = '.';
+            return double.TryParse(copy, NumberStyles.Float, CultureInfo.InvariantCulture, out var withComma) ? withComma : null;
+        }
+
+        return double.TryParse(span, NumberStyles.Float, CultureInfo.InvariantCulture, out var number) && double.IsFinite(number)
+            ? number
+            : null;
+    }
+
+    private static readonly string[] NumberUnits = ["KiB", "ms", "%", "s"];
+
+    private static bool TryParseTuple(string inner, out IReadOnlyList<KeyValuePair<string, FieldValue>> parts)
+    {
+        var list = new List<KeyValuePair<string, FieldValue>>();
+        parts = list;
+        foreach (var item in inner.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
+        {
+            var eq = item.IndexOf('=', StringComparison.Ordinal);
+            if (eq <= 0 || !TimeoutMessageReader.IsFieldName(item.AsSpan(0, eq)))
+            {
+                return false;
+            }
+
+            var text = item[(eq + 1)..].Trim();
+            list.Add(new(item[..eq], new FieldValue(text, ParseNumber(text), null, null)));
+        }
+
+        return list.Count > 0;
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => Raw;
+}

@@ -1,0 +1,18 @@
+namespace MuxWatch.Timeouts;
+
+/// <summary>One timeout or connection error that MuxWatch saw, read and diagnosed.</summary>
+/// <param name="Time">When it was raised or, for a posted message, the time it was reported with.</param>
+/// <param name="Source">How it reached MuxWatch: <c>first-chance</c> (caught in-process) or <c>api</c> (posted).</param>
+/// <param name="Multiplexer">The registered multiplexer it is attributed to, when known.</param>
+/// <param name="Report">What the message said.</param>
+/// <param name="Diagnosis">Why it happened.</param>
+public sealed record ObservedTimeout(
+    DateTimeOffset Time,
+    string Source,
+    string? Multiplexer,
+    RedisErrorReport Report,
+    TimeoutDiagnosis Diagnosis)
+{
+    /// <summary>The endpoint the message names, or <c>unknown</c>.</summary>
+    public string Endpoint => Report.Endpoint ?? "unknown";
+}

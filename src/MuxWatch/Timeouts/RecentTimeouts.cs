@@ -1,0 +1,49 @@
+namespace MuxWatch.Timeouts;
+
+/// <summary>The most recent timeouts, newest first, in a fixed-size ring: memory stays bounded whatever the rate.</summary>
+public sealed class RecentTimeouts
+{
+    private readonly ObservedTimeout?[] _ring;
+    private readonly Lock _gate = new();
+    private long _added;
+
+    /// <summary>Creates a log that keeps the last <paramref name="capacity"/> timeouts.</summary>
+    public RecentTimeouts(int capacity = 1000)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1);
+        _ring = new ObservedTimeout?[capacity];
+    }
+
+    /// <summary>How many timeouts the log keeps.</summary>
+    public int Capacity => _ring.Length;
+
+    /// <summary>How many were ever added, including those since pushed out.</summary>
+    public long TotalAdded => Interlocked.Read(ref _added);
+
+    /// <summary>Adds one, pushing out the oldest when full.</summary>
+    public void Add(ObservedTimeout timeout)
+    {
+        ArgumentNullException.ThrowIfNull(timeout);
+        lock (_gate)
+        {
+            _ring[_added % _ring.Length] = timeout;
+            _added++;
+        }
+    }
+
+    /// <summary>Up to <paramref name="limit"/> timeouts, newest first.</summary>
+    public IReadOnlyList<ObservedTimeout> Newest(int limit = int.MaxValue)
+    {
+        lock (_gate)
+        {
+            var count = (int)Math.Min(Math.Min(_added, _ring.Length), Math.Max(0, limit));
+            var result = new ObservedTimeout[count];
+            for (var i = 0; i < count; i++)
+            {
+                result[i] = _ring[(_added - 1 - i) % _ring.Length]!;
+            }
+
+            return result;
+        }
+    }
+}

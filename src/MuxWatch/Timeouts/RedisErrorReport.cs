@@ -1,0 +1,116 @@
+namespace MuxWatch.Timeouts;
+
+/// <summary>
+/// What one StackExchange.Redis error message says, as read by <see cref="TimeoutMessageReader"/>.
+/// </summary>
+/// <remarks>
+/// Every field the message carried is kept under the key it was written with (<c>qs</c>, <c>in-pipe</c>,
+/// <c>WORKER</c>, ...), unknown keys included, so that a diagnosis can always be checked against the text.
+/// </remarks>
+public sealed class RedisErrorReport
+{
+    private readonly List<KeyValuePair<string, FieldValue>> _fields;
+
+    internal RedisErrorReport(
+        RedisErrorKind kind,
+        string? exceptionType,
+        string? command,
+        string? key,
+        string? endpoint,
+        double? timeoutMilliseconds,
+        double? elapsedMilliseconds,
+        bool threadTheftIndicated,
+        string? failureType,
+        IReadOnlyList<string> notes,
+        List<KeyValuePair<string, FieldValue>> fields)
+    {
+        Kind = kind;
+        ExceptionType = exceptionType;
+        Command = command;
+        Key = key;
+        Endpoint = endpoint;
+        TimeoutMilliseconds = timeoutMilliseconds;
+        ElapsedMilliseconds = elapsedMilliseconds;
+        ThreadTheftIndicated = threadTheftIndicated;
+        FailureType = failureType;
+        Notes = notes;
+        _fields = fields;
+    }
+
+    /// <summary>Which message this is, from its header.</summary>
+    public RedisErrorKind Kind { get; }
+
+    /// <summary>True for the four timeout forms (sync, async, backlog, write).</summary>
+    public bool IsTimeout => Kind is RedisErrorKind.SyncTimeout or RedisErrorKind.AsyncTimeout
+        or RedisErrorKind.BacklogTimeout or RedisErrorKind.WriteTimeout;
+
+    /// <summary>The exception type named in front of the message, when the text carried one.</summary>
+    public string? ExceptionType { get; }
+
+    /// <summary>The command name only, upper case (<c>GET</c>); never its arguments.</summary>
+    public string? Command { get; }
+
+    /// <summary>The key as the header wrote it, when the client included it (IncludeDetailInExceptions).</summary>
+    public string? Key { get; }
+
+    /// <summary>The server endpoint as <c>host:port</c>, when the message names one.</summary>
+    public string? Endpoint { get; }
+
+    /// <summary>The configured timeout the message reports, in milliseconds.</summary>
+    public double? TimeoutMilliseconds { get; }
+
+    /// <summary>How long an async call had waited when the heartbeat noticed it, in milliseconds.</summary>
+    public double? ElapsedMilliseconds { get; }
+
+    /// <summary>True when the client flagged <c>possible thread-theft</c> (the reader ran a caller's continuation).</summary>
+    public bool ThreadTheftIndicated { get; }
+
+    /// <summary>The connection failure type (<c>SocketFailure</c>, <c>UnableToConnect</c>, ...), for connection errors.</summary>
+    public string? FailureType { get; }
+
+    /// <summary>Text that was not a <c>key: value</c> field, such as an inner connection error.</summary>
+    public IReadOnlyList<string> Notes { get; }
+
+    /// <summary>Every field, in the order written; a key written twice keeps its first value.</summary>
+    public IReadOnlyList<KeyValuePair<string, FieldValue>> Fields => _fields;
+
+    /// <summary>The field written under <paramref name="key"/> (exact case first, then any case).</summary>
+    public FieldValue? Field(string key)
+    {
+        FieldValue? caseInsensitive = null;
+        foreach (var (name, value) in _fields)
+        {
+            if (string.Equals(name, key, StringComparison.Ordinal))
+            {
+                return value;
+            }
+
+            if (caseInsensitive is null && string.Equals(name, key, StringComparison.OrdinalIgnoreCase))
+            {
+                caseInsensitive = value;
+            }
+        }
+
+        return caseInsensitive;
+    }
+
+    /// <summary>
+    /// A field as a number; for values such as <c>0/0</c> (1.x <c>in</c>, <c>wr</c>) the first number.
+    /// </summary>
+    public double? Number(string key)
+    {
+        var field = Field(key);
+        if (field is null)
+        {
+            return null;
+        }
+
+        if (field.Number is { } number)
+        {
+            return number;
+        }
+
+        var slash = field.Raw.IndexOf('/', StringComparison.Ordinal);
+        return slash > 0 ? FieldValue.ParseNumber(field.Raw[..slash]) : null;
+    }
+}

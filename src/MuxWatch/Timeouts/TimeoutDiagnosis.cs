@@ -1,0 +1,12 @@
+namespace MuxWatch.Timeouts;
+
+/// <summary>Why one timeout happened: the primary cause, the others present, the evidence and what to do.</summary>
+/// <param name="Cause">The primary cause: the first rule, in the documented order, whose evidence is present.</param>
+/// <param name="Causes">Every cause whose evidence is present, primary first.</param>
+/// <param name="Evidence">The fields and values that decided each cause, e.g. <c>WORKER Busy=40 &gt; Min=8</c>.</param>
+/// <param name="Advice">One line on what to do about the primary cause.</param>
+public sealed record TimeoutDiagnosis(
+    TimeoutCause Cause,
+    IReadOnlyList<TimeoutCause> Causes,
+    IReadOnlyList<string> Evidence,
+    string Advice);

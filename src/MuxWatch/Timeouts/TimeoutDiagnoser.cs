@@ -51,11 +51,14 @@ public static class TimeoutDiagnoser
         }
 
         CheckConnection(report, Add);
-        var starved = CheckThreadPool(report, Add);
+        CheckThreadPool(report, Add);
         CheckPayload(report, Add);
         CheckClientInput(report, Add);
         CheckWriteSide(report, Add);
-        if (!starved)
+
+        // "The server did not answer" holds only when the client was able to read: a starved pool or a
+        // reader busy with other work explains unanswered requests just as well.
+        if (!found.ContainsKey(TimeoutCause.ThreadPoolStarvation) && !found.ContainsKey(TimeoutCause.ClientInputBacklog))
         {
             CheckServerStall(report, Add);
         }
@@ -116,7 +119,7 @@ public static class TimeoutDiagnoser
         }
     }
 
-    private static bool CheckThreadPool(RedisErrorReport report, Action<TimeoutCause, string> add)
+    private static void CheckThreadPool(RedisErrorReport report, Action<TimeoutCause, string> add)
     {
         var starved = false;
         foreach (var pool in (string[])["WORKER", "IOCP"])
@@ -136,7 +139,11 @@ public static class TimeoutDiagnoser
             starved = true;
         }
 
-        return starved;
+        // Items queued on the pool are the work that waited; worth showing beside the busy counts.
+        if (starved && report.Field("POOL")?.Part("QueuedItems") is { } queued && queued > 0)
+        {
+            add(TimeoutCause.ThreadPoolStarvation, $"POOL QueuedItems={Format(queued)} work items waiting for a thread");
+        }
     }
 
     private static void CheckPayload(RedisErrorReport report, Action<TimeoutCause, string> add)

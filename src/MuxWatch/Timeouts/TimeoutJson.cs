@@ -1,3 +1,4 @@
+using System.Text.Encodings.Web;
 using System.Text.Json;
 
 namespace MuxWatch.Timeouts;
@@ -8,6 +9,12 @@ namespace MuxWatch.Timeouts;
 /// </summary>
 public static class TimeoutJson
 {
+    /// <summary>
+    /// Writer options for MuxWatch's JSON: characters such as '&gt;' stay readable, since the output
+    /// is read by people and tools, never embedded in HTML.
+    /// </summary>
+    public static JsonWriterOptions WriterOptions { get; } = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+
     /// <summary>Writes the members of one diagnosed message (no enclosing braces).</summary>
     public static void WriteDiagnosisMembers(Utf8JsonWriter writer, RedisErrorReport report, TimeoutDiagnosis diagnosis)
     {

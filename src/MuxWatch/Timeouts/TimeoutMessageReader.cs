@@ -217,11 +217,11 @@ public static class TimeoutMessageReader
             {
                 var previous = sb[^1];
                 var startsField = StartsWithFieldName(trimmed);
-                if (startsField && previous != ',' && previous != ';' && !char.IsWhiteSpace(previous))
+                if (startsField && previous != ',' && previous != ';' && !char.IsWhiteSpace(previous) && EndsWithCompleteField(sb))
                 {
                     sb.Append(", ");
                 }
-                else if (char.IsWhiteSpace(line[0]) || previous is ',' or ';' || startsField)
+                else if (char.IsWhiteSpace(line[0]) || previous is ',' or ';')
                 {
                     sb.Append(' ');
                 }
@@ -231,6 +231,19 @@ public static class TimeoutMessageReader
         }
 
         return sb.ToString().Trim();
+    }
+
+    /// <summary>
+    /// True when the text after the last field separator is a whole <c>key: value</c>: a line that ended
+    /// there separated fields; one that ended inside a bare word (<c>WOR|KER:</c>) was wrapped mid-token.
+    /// </summary>
+    private static bool EndsWithCompleteField(StringBuilder sb)
+    {
+        var start = Math.Max(0, sb.Length - 256);
+        var tail = sb.ToString(start, sb.Length - start);
+        var separator = Math.Max(tail.LastIndexOf(", ", StringComparison.Ordinal), tail.LastIndexOf("; ", StringComparison.Ordinal));
+        var last = separator < 0 ? tail : tail[(separator + 2)..];
+        return last.Contains(':', StringComparison.Ordinal) || last.Contains('=', StringComparison.Ordinal);
     }
 
     private static bool IsStackTraceLine(string trimmed) =>
@@ -436,8 +449,10 @@ public static class TimeoutMessageReader
     /// <summary><c>: GET key; inner exception; fields</c>.</summary>
     private static string ReadNoConnectionHeader(string after, ReportBuilder builder)
     {
-        var colon = after.IndexOf(": ", StringComparison.Ordinal);
-        if (colon < 0 || colon > 120)
+        // "...this operation: GET key" or "...unable to service operation: GET key" (3.x, after "(attempts: 3 - ...)").
+        var colon = after.IndexOf("operation: ", StringComparison.Ordinal);
+        colon = colon >= 0 ? colon + "operation".Length : after.IndexOf(": ", StringComparison.Ordinal);
+        if (colon < 0 || colon > 200)
         {
             return after;
         }

@@ -1,0 +1,286 @@
+using System.Buffers;
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using Microsoft.Extensions.Options;
+using MuxWatch.Timeouts;
+
+namespace MuxWatch.Service.Api;
+
+/// <summary>
+/// <c>GET /api/timeouts</c> lists the recent timeouts, newest first; <c>POST /api/timeouts</c> takes
+/// messages from apps or log shippers and answers each one's diagnosis.
+/// </summary>
+/// <remarks>
+/// A POST body is one raw message as text, or JSON lines each with a <c>message</c> string and an
+/// optional <c>time</c> (ISO 8601 or unix seconds). A body that is empty, too large, not UTF-8 text,
+/// or holds no readable message gets a 4xx naming the reason, and nothing is recorded.
+/// </remarks>
+internal static class TimeoutsApi
+{
+    private const int MaxJsonDepth = 8;
+    private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
+
+    public static IServiceCollection AddTimeoutsApi(this IServiceCollection services)
+    {
+        services.AddOptions<TimeoutsApiOptions>()
+            .BindConfiguration(TimeoutsApiOptions.SectionName)
+            .Validate(o => o.MaxBodyBytes is >= 1024 and <= 64 * 1024 * 1024,
+                $"{TimeoutsApiOptions.SectionName}:{nameof(TimeoutsApiOptions.MaxBodyBytes)} must be between 1024 and 67108864.")
+            .Validate(o => o.MaxMessagesPerRequest is >= 1 and <= 1_000_000,
+                $"{TimeoutsApiOptions.SectionName}:{nameof(TimeoutsApiOptions.MaxMessagesPerRequest)} must be between 1 and 1000000.")
+            .ValidateOnStart();
+        return services;
+    }
+
+    public static IEndpointRouteBuilder MapTimeoutsApi(this IEndpointRouteBuilder endpoints)
+    {
+        endpoints.MapGet("/api/timeouts", List);
+        endpoints.MapPost("/api/timeouts", PostAsync);
+        return endpoints;
+    }
+
+    private static IResult List(RecentTimeouts recent, int? limit)
+    {
+        var timeouts = recent.Newest(Math.Clamp(limit ?? 100, 0, recent.Capacity));
+        return Json(writer =>
+        {
+            writer.WriteStartObject();
+            writer.WriteNumber("count", timeouts.Count);
+            writer.WriteNumber("totalRecorded", recent.TotalAdded);
+            writer.WriteStartArray("timeouts");
+            foreach (var timeout in timeouts)
+            {
+                TimeoutJson.WriteObserved(writer, timeout);
+            }
+
+            writer.WriteEndArray();
+            writer.WriteEndObject();
+        });
+    }
+
+    private static async Task<IResult> PostAsync(
+        HttpRequest request,
+        TimeoutRecorder recorder,
+        TimeProvider time,
+        IOptions<TimeoutsApiOptions> options,
+        CancellationToken cancellationToken)
+    {
+        var limits = options.Value;
+        if (request.ContentLength > limits.MaxBodyBytes)
+        {
+            return Error(StatusCodes.Status413PayloadTooLarge, $"the body is larger than {limits.MaxBodyBytes} bytes");
+        }
+
+        var body = await ReadBoundedAsync(request.Body, limits.MaxBodyBytes, cancellationToken).ConfigureAwait(false);
+        if (body is null)
+        {
+            return Error(StatusCodes.Status413PayloadTooLarge, $"the body is larger than {limits.MaxBodyBytes} bytes");
+        }
+
+        string text;
+        try
+        {
+            text = StrictUtf8.GetString(body);
+        }
+        catch (DecoderFallbackException)
+        {
+            return Error(StatusCodes.Status415UnsupportedMediaType, "the body is not UTF-8 text");
+        }
+
+        if (text.Contains('\0', StringComparison.Ordinal))
+        {
+            return Error(StatusCodes.Status415UnsupportedMediaType, "the body is binary (it contains NUL characters), not text");
+        }
+
+        if (string.IsNullOrWhiteSpace(text))
+        {
+            return Error(StatusCodes.Status400BadRequest, "the body is empty: send one message as text, or JSON lines with a \"message\" string");
+        }
+
+        var now = time.GetUtcNow();
+        var isJsonLines = request.ContentType?.Contains("json", StringComparison.OrdinalIgnoreCase) == true
+            || text.AsSpan().TrimStart().StartsWith("{", StringComparison.Ordinal);
+        if (!isJsonLines)
+        {
+            var report = TimeoutMessageReader.Read(text);
+            if (!LooksLikeRedisMessage(report))
+            {
+                return Error(StatusCodes.Status422UnprocessableEntity, "the text is not a StackExchange.Redis timeout or connection message");
+            }
+
+            var observed = recorder.Record(report, now, "api");
+            return Json(writer => WriteResults(writer, [new LineResult(1, observed, null)]));
+        }
+
+        var lines = text.Split('\n');
+        var messageCount = lines.Count(line => !string.IsNullOrWhiteSpace(line));
+        if (messageCount > limits.MaxMessagesPerRequest)
+        {
+            return Error(StatusCodes.Status413PayloadTooLarge, $"the body holds {messageCount} lines; at most {limits.MaxMessagesPerRequest} are accepted per request");
+        }
+
+        var results = new List<LineResult>(messageCount);
+        for (var i = 0; i < lines.Length; i++)
+        {
+            if (string.IsNullOrWhiteSpace(lines[i]))
+            {
+                continue;
+            }
+
+            if (!TryReadLine(lines[i], now, out var message, out var reportedAt, out var error))
+            {
+                results.Add(new LineResult(i + 1, null, error));
+                continue;
+            }
+
+            var report = TimeoutMessageReader.Read(message);
+            results.Add(LooksLikeRedisMessage(report)
+                ? new LineResult(i + 1, recorder.Record(report, reportedAt, "api"), null)
+                : new LineResult(i + 1, null, "the message is not a StackExchange.Redis timeout or connection message"));
+        }
+
+        if (results.TrueForAll(result => result.Error is not null))
+        {
+            return Json(writer => WriteResults(writer, results), StatusCodes.Status400BadRequest);
+        }
+
+        return Json(writer => WriteResults(writer, results));
+    }
+
+    /// <summary>A report counts as a Redis message when it has a known header or at least one field.</summary>
+    private static bool LooksLikeRedisMessage(RedisErrorReport report) =>
+        report.Kind != RedisErrorKind.Unknown || report.Fields.Count > 0;
+
+    private static bool TryReadLine(string line, DateTimeOffset now, out string message, out DateTimeOffset time, out string error)
+    {
+        message = string.Empty;
+        time = now;
+        error = string.Empty;
+        try
+        {
+            using var document = JsonDocument.Parse(line, new JsonDocumentOptions { MaxDepth = MaxJsonDepth });
+            var root = document.RootElement;
+            if (root.ValueKind != JsonValueKind.Object
+                || !root.TryGetProperty("message", out var messageElement)
+                || messageElement.ValueKind != JsonValueKind.String
+                || string.IsNullOrWhiteSpace(messageElement.GetString()))
+            {
+                error = "the line has no \"message\" string";
+                return false;
+            }
+
+            message = messageElement.GetString()!;
+            if (root.TryGetProperty("time", out var timeElement) && !TryReadTime(timeElement, out time))
+            {
+                error = "\"time\" is neither an ISO 8601 date nor unix seconds";
+                return false;
+            }
+
+            return true;
+        }
+        catch (JsonException ex)
+        {
+            error = $"the line is not JSON ({ex.Message})";
+            return false;
+        }
+    }
+
+    private static bool TryReadTime(JsonElement element, out DateTimeOffset time)
+    {
+        time = default;
+        switch (element.ValueKind)
+        {
+            case JsonValueKind.String:
+                return DateTimeOffset.TryParse(element.GetString(), CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal, out time);
+            case JsonValueKind.Number when element.TryGetDouble(out var seconds) && seconds is > 0 and < 253_402_300_799:
+                time = DateTimeOffset.FromUnixTimeMilliseconds((long)(seconds * 1000));
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /// <summary>Reads at most <paramref name="limit"/> bytes; null when the body is longer.</summary>
+    private static async Task<byte[]?> ReadBoundedAsync(Stream body, int limit, CancellationToken cancellationToken)
+    {
+        var buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
+        try
+        {
+            using var collected = new MemoryStream();
+            int read;
+            while ((read = await body.ReadAsync(buffer, cancellationToken).ConfigureAwait(false)) > 0)
+            {
+                if (collected.Length + read > limit)
+                {
+                    return null;
+                }
+
+                collected.Write(buffer, 0, read);
+            }
+
+            return collected.ToArray();
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+    }
+
+    private static void WriteResults(Utf8JsonWriter writer, IReadOnlyList<LineResult> results)
+    {
+        writer.WriteStartObject();
+        writer.WriteNumber("accepted", results.Count(result => result.Observed is not null));
+        writer.WriteNumber("rejected", results.Count(result => result.Error is not null));
+        writer.WriteStartArray("results");
+        foreach (var result in results)
+        {
+            if (result.Observed is { } observed)
+            {
+                TimeoutJson.WriteObserved(writer, observed);
+            }
+            else
+            {
+                writer.WriteStartObject();
+                writer.WriteNumber("line", result.Line);
+                writer.WriteString("error", result.Error);
+                writer.WriteEndObject();
+            }
+        }
+
+        writer.WriteEndArray();
+        writer.WriteEndObject();
+    }
+
+    private static IResult Error(int status, string reason) =>
+        Json(writer =>
+        {
+            writer.WriteStartObject();
+            writer.WriteString("error", reason);
+            writer.WriteEndObject();
+        }, status);
+
+    private static IResult Json(Action<Utf8JsonWriter> write, int status = StatusCodes.Status200OK)
+    {
+        var buffer = new ArrayBufferWriter<byte>();
+        using (var writer = new Utf8JsonWriter(buffer, TimeoutJson.WriterOptions))
+        {
+            write(writer);
+        }
+
+        return new JsonBytesResult(buffer.WrittenMemory, status);
+    }
+
+    private sealed class JsonBytesResult(ReadOnlyMemory<byte> body, int status) : IResult
+    {
+        public async Task ExecuteAsync(HttpContext httpContext)
+        {
+            httpContext.Response.StatusCode = status;
+            httpContext.Response.ContentType = "application/json; charset=utf-8";
+            httpContext.Response.ContentLength = body.Length;
+            await httpContext.Response.Body.WriteAsync(body, httpContext.RequestAborted).ConfigureAwait(false);
+        }
+    }
+
+    private sealed record LineResult(int Line, ObservedTimeout? Observed, string? Error);
+}

@@ -1,0 +1,164 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using MuxWatch.Timeouts;
+
+namespace MuxWatch.Service.Commands;
+
+/// <summary>
+/// <c>explain</c>: reads a StackExchange.Redis timeout message from standard input and says why it
+/// happened. With <c>--jsonl</c> it reads JSON lines (each with a <c>message</c> string) and writes
+/// exactly one JSON object per input line; a line that is not JSON gets an object with an <c>error</c>.
+/// </summary>
+internal static class ExplainCommand
+{
+    private const string Usage = """
+        usage: muxwatch explain [--jsonl]
+          Reads one StackExchange.Redis timeout or connection message from standard input
+          and prints its diagnosis.
+          --jsonl  read JSON lines, each {"message": "..."}; write one JSON object per line
+        """;
+
+    public static async Task<int> RunAsync(string[] args, TextReader input, TextWriter output, TextWriter error)
+    {
+        var jsonLines = false;
+        foreach (var arg in args)
+        {
+            switch (arg)
+            {
+                case "--jsonl":
+                    jsonLines = true;
+                    break;
+                case "-h" or "--help":
+                    await output.WriteLineAsync(Usage).ConfigureAwait(false);
+                    return 0;
+                default:
+                    await error.WriteLineAsync($"explain: unknown option '{arg}'\n{Usage}").ConfigureAwait(false);
+                    return 2;
+            }
+        }
+
+        return jsonLines
+            ? await ExplainLinesAsync(input, output).ConfigureAwait(false)
+            : await ExplainOneAsync(input, output, error).ConfigureAwait(false);
+    }
+
+    private static async Task<int> ExplainOneAsync(TextReader input, TextWriter output, TextWriter error)
+    {
+        var buffer = new char[TimeoutMessageReader.MaxInputChars];
+        var length = 0;
+        int read;
+        while (length < buffer.Length && (read = await input.ReadAsync(buffer.AsMemory(length)).ConfigureAwait(false)) > 0)
+        {
+            length += read;
+        }
+
+        var text = new string(buffer, 0, length);
+        if (string.IsNullOrWhiteSpace(text))
+        {
+            await error.WriteLineAsync("explain: standard input is empty; paste a timeout message, then end input (Ctrl-D).").ConfigureAwait(false);
+            return 1;
+        }
+
+        var report = TimeoutMessageReader.Read(text);
+        await output.WriteAsync(Describe(report, TimeoutDiagnoser.Diagnose(report))).ConfigureAwait(false);
+        return 0;
+    }
+
+    private static async Task<int> ExplainLinesAsync(TextReader input, TextWriter output)
+    {
+        string? line;
+        while ((line = await input.ReadLineAsync().ConfigureAwait(false)) is not null)
+        {
+            await output.WriteLineAsync(ExplainLine(line)).ConfigureAwait(false);
+        }
+
+        await output.FlushAsync().ConfigureAwait(false);
+        return 0;
+    }
+
+    /// <summary>One JSON object for one input line.</summary>
+    internal static string ExplainLine(string line)
+    {
+        using var stream = new MemoryStream();
+        using (var writer = new Utf8JsonWriter(stream, TimeoutJson.WriterOptions))
+        {
+            writer.WriteStartObject();
+            if (TryReadMessage(line, out var message, out var problem))
+            {
+                var report = TimeoutMessageReader.Read(message);
+                TimeoutJson.WriteDiagnosisMembers(writer, report, TimeoutDiagnoser.Diagnose(report));
+            }
+            else
+            {
+                writer.WriteString("error", problem);
+            }
+
+            writer.WriteEndObject();
+        }
+
+        return Encoding.UTF8.GetString(stream.GetBuffer(), 0, (int)stream.Length);
+    }
+
+    private static bool TryReadMessage(string line, out string message, out string problem)
+    {
+        message = string.Empty;
+        problem = string.Empty;
+        try
+        {
+            using var document = JsonDocument.Parse(line, new JsonDocumentOptions { MaxDepth = 8 });
+            if (document.RootElement.ValueKind == JsonValueKind.Object
+                && document.RootElement.TryGetProperty("message", out var element)
+                && element.ValueKind == JsonValueKind.String)
+            {
+                message = element.GetString()!;
+                return true;
+            }
+
+            problem = "the line has no \"message\" string";
+            return false;
+        }
+        catch (JsonException ex)
+        {
+            problem = $"the line is not JSON ({ex.Message})";
+            return false;
+        }
+    }
+
+    /// <summary>The human reading: cause first, then what decided it, then what the message said.</summary>
+    internal static string Describe(RedisErrorReport report, TimeoutDiagnosis diagnosis)
+    {
+        var text = new StringBuilder();
+        var also = diagnosis.Causes.Skip(1).Select(c => c.ToName()).ToList();
+        text.Append(CultureInfo.InvariantCulture, $"Cause:    {diagnosis.Cause.ToName()}");
+        text.AppendLine(also.Count > 0 ? $" (also: {string.Join(", ", also)})" : string.Empty);
+        text.AppendLine(CultureInfo.InvariantCulture, $"Advice:   {diagnosis.Advice}");
+        text.AppendLine("Message:  " + TimeoutJson.KindName(report.Kind)
+            + (report.Command is { } command ? $", command {command}" : string.Empty)
+            + (report.Key is { } key ? $", key {key}" : string.Empty)
+            + (report.Endpoint is { } endpoint ? $", endpoint {endpoint}" : string.Empty)
+            + (report.TimeoutMilliseconds is { } timeout ? $", timeout {timeout.ToString(CultureInfo.InvariantCulture)} ms" : string.Empty)
+            + (report.ElapsedMilliseconds is { } elapsed ? $", elapsed {elapsed.ToString(CultureInfo.InvariantCulture)} ms" : string.Empty));
+        text.AppendLine("Evidence:");
+        foreach (var line in diagnosis.Evidence)
+        {
+            text.AppendLine(CultureInfo.InvariantCulture, $"  - {line}");
+        }
+
+        if (report.Fields.Count > 0)
+        {
+            text.AppendLine("Fields:");
+            foreach (var (name, value) in report.Fields)
+            {
+                text.AppendLine(CultureInfo.InvariantCulture, $"  {name,-16} {value.Raw}");
+            }
+        }
+
+        foreach (var note in report.Notes)
+        {
+            text.AppendLine(CultureInfo.InvariantCulture, $"Note:     {note}");
+        }
+
+        return text.ToString();
+    }
+}

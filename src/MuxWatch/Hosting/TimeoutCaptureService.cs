@@ -22,7 +22,7 @@ internal sealed partial class TimeoutCaptureService(
             {
                 try
                 {
-                    var observed = recorder.Record(TimeoutMessageReader.Read(caught.Exception), caught.Time, "first-chance");
+                    var observed = recorder.Record(TimeoutMessageReader.Read(caught.Exception), caught.Time, "first-chance", threadPool: caught.ThreadPool);
                     LogCaught(logger, observed.Report.Command ?? "unknown", observed.Endpoint, observed.Diagnosis.Cause);
                 }
 #pragma warning disable CA1031 // one unreadable exception must not stop the capture of the next

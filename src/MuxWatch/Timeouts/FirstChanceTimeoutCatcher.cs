@@ -37,7 +37,8 @@ public sealed class FirstChanceTimeoutCatcher : IDisposable
         _time = time ?? throw new ArgumentNullException(nameof(time));
         _queue = Channel.CreateBounded<CaughtRedisError>(new BoundedChannelOptions(queueCapacity)
         {
-            FullMode = BoundedChannelFullMode.DropWrite,
+            // Wait, not DropWrite: only then does TryWrite report a full queue, so drops can be counted. TryWrite never waits.
+            FullMode = BoundedChannelFullMode.Wait,
             SingleReader = true,
         });
     }
@@ -86,7 +87,7 @@ public sealed class FirstChanceTimeoutCatcher : IDisposable
                 return;
             }
 
-            if (!_queue.Writer.TryWrite(new CaughtRedisError(exception, _time.GetUtcNow())))
+            if (!_queue.Writer.TryWrite(new CaughtRedisError(exception, _time.GetUtcNow(), ThreadPoolSnapshot.Capture())))
             {
                 Interlocked.Increment(ref _dropped);
             }

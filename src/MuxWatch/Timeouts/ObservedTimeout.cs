@@ -6,12 +6,14 @@ namespace MuxWatch.Timeouts;
 /// <param name="Multiplexer">The registered multiplexer it is attributed to, when known.</param>
 /// <param name="Report">What the message said.</param>
 /// <param name="Diagnosis">Why it happened.</param>
+/// <param name="ThreadPoolAtCatch">The thread pool sampled by MuxWatch when the exception was thrown (in-process only).</param>
 public sealed record ObservedTimeout(
     DateTimeOffset Time,
     string Source,
     string? Multiplexer,
     RedisErrorReport Report,
-    TimeoutDiagnosis Diagnosis)
+    TimeoutDiagnosis Diagnosis,
+    ThreadPoolSnapshot? ThreadPoolAtCatch = null)
 {
     /// <summary>The endpoint the message names, or <c>unknown</c>.</summary>
     public string Endpoint => Report.Endpoint ?? "unknown";

@@ -35,7 +35,12 @@ public static class TimeoutDiagnoser
     ];
 
     /// <summary>Diagnoses one read message.</summary>
-    public static TimeoutDiagnosis Diagnose(RedisErrorReport report)
+    /// <param name="report">What the message said.</param>
+    /// <param name="sampledThreadPool">
+    /// The thread pool as MuxWatch sampled it when the exception was thrown. Used only when the message
+    /// carries no <c>WORKER</c>/<c>IOCP</c> figures (1.x clients on .NET Core leave them out).
+    /// </param>
+    public static TimeoutDiagnosis Diagnose(RedisErrorReport report, ThreadPoolSnapshot? sampledThreadPool = null)
     {
         ArgumentNullException.ThrowIfNull(report);
         var found = new Dictionary<TimeoutCause, List<string>>();
@@ -52,6 +57,10 @@ public static class TimeoutDiagnoser
 
         CheckConnection(report, Add);
         CheckThreadPool(report, Add);
+        if (sampledThreadPool is { } pool && report.Field("WORKER") is null && report.Field("IOCP") is null)
+        {
+            CheckSampledThreadPool(pool, Add);
+        }
         CheckPayload(report, Add);
         CheckClientInput(report, Add);
         CheckWriteSide(report, Add);
@@ -143,6 +152,25 @@ public static class TimeoutDiagnoser
         if (starved && report.Field("POOL")?.Part("QueuedItems") is { } queued && queued > 0)
         {
             add(TimeoutCause.ThreadPoolStarvation, $"POOL QueuedItems={Format(queued)} work items waiting for a thread");
+        }
+    }
+
+    private static void CheckSampledThreadPool(ThreadPoolSnapshot pool, Action<TimeoutCause, string> add)
+    {
+        const string sampled = "(sampled by MuxWatch when the exception was thrown)";
+        if (pool.WorkerBusy > pool.WorkerMin)
+        {
+            add(TimeoutCause.ThreadPoolStarvation, $"WORKER Busy={pool.WorkerBusy} > Min={pool.WorkerMin} {sampled}");
+        }
+
+        if (pool.IoBusy > pool.IoMin)
+        {
+            add(TimeoutCause.ThreadPoolStarvation, $"IOCP Busy={pool.IoBusy} > Min={pool.IoMin} {sampled}");
+        }
+
+        if (pool.IsStarved && pool.QueueLength > 0)
+        {
+            add(TimeoutCause.ThreadPoolStarvation, $"{pool.QueueLength} work items waiting for a thread {sampled}");
         }
     }
 

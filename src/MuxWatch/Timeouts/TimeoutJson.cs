@@ -76,6 +76,20 @@ public static class TimeoutJson
         writer.WriteString("source", timeout.Source);
         WriteNullable(writer, "multiplexer", timeout.Multiplexer);
         WriteDiagnosisMembers(writer, timeout.Report, timeout.Diagnosis);
+        if (timeout.ThreadPoolAtCatch is { } pool)
+        {
+            writer.WriteStartObject("threadPoolAtCatch");
+            writer.WriteNumber("workerBusy", pool.WorkerBusy);
+            writer.WriteNumber("workerMin", pool.WorkerMin);
+            writer.WriteNumber("workerMax", pool.WorkerMax);
+            writer.WriteNumber("ioBusy", pool.IoBusy);
+            writer.WriteNumber("ioMin", pool.IoMin);
+            writer.WriteNumber("ioMax", pool.IoMax);
+            writer.WriteNumber("threads", pool.Threads);
+            writer.WriteNumber("queueLength", pool.QueueLength);
+            writer.WriteNumber("completedItems", pool.CompletedItems);
+            writer.WriteEndObject();
+        }
         writer.WriteEndObject();
     }
 

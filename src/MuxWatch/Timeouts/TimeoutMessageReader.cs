@@ -548,7 +548,7 @@ public static class TimeoutMessageReader
             i++;
         }
 
-        if (start < rest.Length)
+        if (start < rest.Length && builder.FieldCount < MaxFields)
         {
             ReadField(rest[start..], builder);
         }

@@ -13,10 +13,20 @@ public sealed class TimeoutRecorder
     public TimeoutRecorder(RecentTimeouts recent) => _recent = recent ?? throw new ArgumentNullException(nameof(recent));
 
     /// <summary>Diagnoses and records one message.</summary>
-    public ObservedTimeout Record(RedisErrorReport report, DateTimeOffset time, string source, string? multiplexer = null)
+    /// <param name="report">What the message said.</param>
+    /// <param name="time">When it happened.</param>
+    /// <param name="source">How it reached MuxWatch (<c>first-chance</c>, <c>api</c>).</param>
+    /// <param name="multiplexer">The registered multiplexer, when known.</param>
+    /// <param name="threadPool">The thread pool sampled when it was thrown, for in-process catches.</param>
+    public ObservedTimeout Record(
+        RedisErrorReport report,
+        DateTimeOffset time,
+        string source,
+        string? multiplexer = null,
+        ThreadPoolSnapshot? threadPool = null)
     {
         ArgumentNullException.ThrowIfNull(report);
-        var observed = new ObservedTimeout(time, source, multiplexer, report, TimeoutDiagnoser.Diagnose(report));
+        var observed = new ObservedTimeout(time, source, multiplexer, report, TimeoutDiagnoser.Diagnose(report, threadPool), threadPool);
         _recent.Add(observed);
         Interlocked.Increment(ref _byCause[(int)observed.Diagnosis.Cause]);
         return observed;

@@ -1,0 +1,127 @@
+using System.Runtime.ExceptionServices;
+using MuxWatch.Timeouts;
+
+namespace MuxWatch.Tests;
+
+public sealed class FirstChanceTimeoutCatcherTests
+{
+    private const string Message = "Timeout performing GET key (5000ms), inst: 0, qu: 0, qs: 1, in: 0, serverEndpoint: 127.0.0.1:6379";
+
+    [Fact]
+    public async Task A_timeout_rethrown_across_awaits_is_caught_once()
+    {
+        using var catcher = new FirstChanceTimeoutCatcher(TimeProvider.System);
+        catcher.Start();
+        var timeout = RealRedisExceptions.Timeout(Message);
+
+        await Assert.ThrowsAsync<StackExchange.Redis.RedisTimeoutException>(() => ThrowThroughAwaitsAsync(timeout));
+
+        var caught = await ReadAvailableAsync(catcher, timeout);
+        Assert.Single(caught);
+    }
+
+    [Fact]
+    public async Task Exceptions_of_other_types_are_not_queued()
+    {
+        using var catcher = new FirstChanceTimeoutCatcher(TimeProvider.System);
+        catcher.Start();
+        var marker = RealRedisExceptions.Timeout(Message);
+
+        for (var i = 0; i < 100; i++)
+        {
+            try
+            {
+                throw new InvalidOperationException("not redis");
+            }
+            catch (InvalidOperationException)
+            {
+            }
+        }
+
+        ThrowAndCatch(marker);
+
+        // The marker thrown last is the first item read for this test's exceptions: nothing else got in.
+        var caught = await ReadAvailableAsync(catcher, marker);
+        Assert.All(caught, c => Assert.IsType<StackExchange.Redis.RedisTimeoutException>(c.Exception));
+    }
+
+    [Fact]
+    public void A_full_queue_drops_and_counts_instead_of_blocking()
+    {
+        using var catcher = new FirstChanceTimeoutCatcher(TimeProvider.System, queueCapacity: 2);
+        catcher.Start();
+
+        for (var i = 0; i < 5; i++)
+        {
+            ThrowAndCatch(RealRedisExceptions.Timeout(Message));
+        }
+
+        Assert.True(catcher.Dropped >= 3, $"dropped {catcher.Dropped}");
+    }
+
+    [Fact]
+    public void The_sampled_thread_pool_travels_with_the_exception()
+    {
+        Assert.True(FirstChanceTimeoutCatcher.IsRedisError(typeof(StackExchange.Redis.RedisTimeoutException)));
+        Assert.True(FirstChanceTimeoutCatcher.IsRedisError(typeof(StackExchange.Redis.RedisConnectionException)));
+        Assert.False(FirstChanceTimeoutCatcher.IsRedisError(typeof(TimeoutException)));
+        Assert.False(FirstChanceTimeoutCatcher.IsRedisError(typeof(StackExchange.Redis.RedisServerException)));
+    }
+
+    private static void ThrowAndCatch(Exception exception)
+    {
+        try
+        {
+            throw exception;
+        }
+        catch (Exception)
+        {
+        }
+    }
+
+    private static async Task ThrowThroughAwaitsAsync(Exception exception)
+    {
+        await Task.Yield();
+        try
+        {
+            await Inner();
+        }
+        catch (Exception caught)
+        {
+            ExceptionDispatchInfo.Capture(caught).Throw();
+        }
+
+        async Task Inner()
+        {
+            await Task.Yield();
+            throw exception;
+        }
+    }
+
+    /// <summary>Reads what the catcher holds until <paramref name="last"/> is seen (other tests may throw too).</summary>
+    private static async Task<List<CaughtRedisError>> ReadAvailableAsync(FirstChanceTimeoutCatcher catcher, Exception last)
+    {
+        using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        var caught = new List<CaughtRedisError>();
+        await foreach (var item in catcher.ReadAllAsync(deadline.Token))
+        {
+            if (ReferenceEquals(item.Exception, last))
+            {
+                caught.Add(item);
+                break;
+            }
+        }
+
+        // Anything queued right after (a second report of the same object) would follow immediately.
+        catcher.Dispose();
+        await foreach (var item in catcher.ReadAllAsync(CancellationToken.None))
+        {
+            if (ReferenceEquals(item.Exception, last))
+            {
+                caught.Add(item);
+            }
+        }
+
+        return caught;
+    }
+}

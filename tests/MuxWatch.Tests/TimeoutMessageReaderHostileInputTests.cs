@@ -1,0 +1,174 @@
+using System.Text;
+using System.Text.Json;
+using MuxWatch.Timeouts;
+
+namespace MuxWatch.Tests;
+
+/// <summary>Whatever it is given, the reader returns what it could read and never throws.</summary>
+public sealed class TimeoutMessageReaderHostileInputTests
+{
+    private const string Real =
+        "Timeout performing GET key (5000ms), inst: 2, qu: 0, qs: 6, aw: False, rs: ReadAsync, ws: Idle, in: 0, serverEndpoint: 127.0.0.1:6379, IOCP: (Busy=0,Free=1000,Min=8,Max=1000), WORKER: (Busy=40,Free=32727,Min=8,Max=32767), v: 3.1.31.17473";
+
+    [Theory]
+    [InlineData(null)]
+    [InlineData("")]
+    [InlineData("   \n\r\n  ")]
+    [InlineData("(((((((((")]
+    [InlineData(")))),,,,;;;;::::====")]
+    [InlineData("Timeout performing ")]
+    [InlineData("Timeout awaiting response (")]
+    [InlineData("Timeout awaiting response (outbound=, inbound=KiB, ms elapsed, timeout is ms), command=")]
+    [InlineData("No connection is active/available to service this operation: ")]
+    [InlineData("SocketFailure on ")]
+    [InlineData("qs: , in: , WORKER: (Busy=,Free=,Min=,Max=)")]
+    public void Degenerate_input_gives_a_report_without_throwing(string? input)
+    {
+        var report = TimeoutMessageReader.Read(input);
+        var diagnosis = TimeoutDiagnoser.Diagnose(report);
+        Assert.NotNull(diagnosis.Advice);
+    }
+
+    [Fact]
+    public void Unbalanced_parenthesis_does_not_swallow_the_fields_after_it()
+    {
+        var report = TimeoutMessageReader.Read(
+            "Timeout performing GET k (5000ms), IOCP: (Busy=0,Free=1000, qs: 5, in: 0, WORKER: (Busy=1,Free=2,Min=4,Max=8)");
+
+        Assert.Equal(5, report.Number("qs"));
+        Assert.Equal(0, report.Number("in"));
+        Assert.Equal(1, report.Field("WORKER")?.Part("Busy"));
+    }
+
+    [Fact]
+    public void A_one_megabyte_line_is_read_up_to_the_bound()
+    {
+        var huge = Real + ", padding: " + new string('x', 1024 * 1024);
+
+        var report = TimeoutMessageReader.Read(huge);
+
+        Assert.Equal(RedisErrorKind.SyncTimeout, report.Kind);
+        Assert.Equal(6, report.Number("qs"));
+        Assert.True(report.Field("padding")!.Raw.Length <= TimeoutMessageReader.MaxInputChars);
+    }
+
+    [Fact]
+    public void A_million_fields_are_bounded()
+    {
+        var many = new StringBuilder("Timeout performing GET k (1ms)");
+        for (var i = 0; i < 100_000; i++)
+        {
+            many.Append(", f").Append(i).Append(": 1");
+        }
+
+        var report = TimeoutMessageReader.Read(many.ToString());
+
+        Assert.InRange(report.Fields.Count, 1, 200);
+    }
+
+    [Fact]
+    public void Random_bytes_and_mutated_real_messages_never_throw()
+    {
+        var random = new Random(20261122);
+        var corpus = LoadCorpusMessages();
+        for (var i = 0; i < 5_000; i++)
+        {
+            var input = i % 2 == 0 ? RandomText(random) : Mutate(corpus[random.Next(corpus.Count)], random);
+            var report = TimeoutMessageReader.Read(input);
+            var diagnosis = TimeoutDiagnoser.Diagnose(report);
+
+            Assert.NotEmpty(diagnosis.Causes);
+            Assert.True(report.Fields.Count <= 200);
+            Assert.True(report.Notes.Count <= 16);
+            Assert.True(report.Command is null || report.Command.Length <= 40);
+            Assert.True(report.Endpoint is null || report.Endpoint.Length <= 100);
+            _ = JsonSerializer.Serialize(report.Fields.Select(f => f.Value.Raw));
+        }
+    }
+
+    [Fact]
+    public void Structured_exception_data_fills_in_what_the_text_lost()
+    {
+        // The message was cut before qs and in; Exception.Data still has them, as the client stores them.
+        var exception = new InvalidOperationException("Timeout performing GET key (5000ms), inst: 2, qu: 0, q");
+        exception.Data["Redis-Queue-Awaiting-Response"] = "6";
+        exception.Data["Redis-Inbound-Bytes"] = "0";
+        exception.Data["Redis-Inbound-Pipe-Bytes"] = "0";
+        exception.Data["Redis-ThreadPool-Workers"] = "(Busy=3,Free=32764,Min=8,Max=32767)";
+        exception.Data["Redis-Server-Endpoint"] = "10.0.0.9:6379";
+        exception.Data["redis-command"] = "GET key";
+
+        var report = TimeoutMessageReader.Read(exception);
+        var diagnosis = TimeoutDiagnoser.Diagnose(report);
+
+        Assert.Equal(6, report.Number("qs"));
+        Assert.Equal(3, report.Field("WORKER")?.Part("Busy"));
+        Assert.Equal("10.0.0.9:6379", report.Endpoint);
+        Assert.Equal("GET", report.Command);
+        Assert.Equal(TimeoutCause.ServerStall, diagnosis.Cause);
+    }
+
+    [Fact]
+    public void Sampled_thread_pool_decides_starvation_when_the_message_has_no_pool_figures()
+    {
+        // 1.x clients on .NET Core write no WORKER/IOCP; MuxWatch samples the pool when the exception is thrown.
+        var report = TimeoutMessageReader.Read("Timeout performing GET k, inst: 0, queue: 1, qu: 0, qs: 1, qc: 0, wr: 0, wq: 0, in: 0, ar: 0");
+        var starved = new ThreadPoolSnapshot(WorkerBusy: 30, WorkerMin: 2, WorkerMax: 32767, IoBusy: 0, IoMin: 2, IoMax: 1000, Threads: 32, QueueLength: 400, CompletedItems: 10);
+
+        var withoutSample = TimeoutDiagnoser.Diagnose(report);
+        var withSample = TimeoutDiagnoser.Diagnose(report, starved);
+
+        Assert.Equal(TimeoutCause.ServerStall, withoutSample.Cause);
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, withSample.Cause);
+        Assert.Contains(withSample.Evidence, e => e.Contains("WORKER Busy=30 > Min=2 (sampled", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void Figures_in_the_message_win_over_the_sampled_pool()
+    {
+        var report = TimeoutMessageReader.Read(Real.Replace("Busy=40", "Busy=1", StringComparison.Ordinal));
+        var starved = new ThreadPoolSnapshot(30, 2, 32767, 0, 2, 1000, 32, 400, 10);
+
+        Assert.Equal(TimeoutCause.ServerStall, TimeoutDiagnoser.Diagnose(report, starved).Cause);
+    }
+
+    private static List<string> LoadCorpusMessages()
+    {
+        using var document = JsonDocument.Parse(File.ReadAllText(Path.Combine(AppContext.BaseDirectory, "Corpus", "timeout-messages.json")));
+        return document.RootElement.EnumerateArray().Select(c => c.GetProperty("message").GetString()!).ToList();
+    }
+
+    private static string RandomText(Random random)
+    {
+        var bytes = new byte[random.Next(0, 2048)];
+        random.NextBytes(bytes);
+        return Encoding.UTF8.GetString(bytes);
+    }
+
+    private static string Mutate(string message, Random random)
+    {
+        var text = new StringBuilder(message);
+        const string interesting = "(),;:=\n\r \"'/\\KiBms%0123456789";
+        for (var edits = random.Next(1, 12); edits > 0 && text.Length > 0; edits--)
+        {
+            var at = random.Next(text.Length);
+            switch (random.Next(4))
+            {
+                case 0:
+                    text.Remove(at, Math.Min(random.Next(1, 20), text.Length - at));
+                    break;
+                case 1:
+                    text.Insert(at, interesting[random.Next(interesting.Length)]);
+                    break;
+                case 2:
+                    text.Insert(at, text.ToString(at, Math.Min(random.Next(1, 40), text.Length - at)));
+                    break;
+                default:
+                    text.Length = at;
+                    break;
+            }
+        }
+
+        return text.ToString();
+    }
+}

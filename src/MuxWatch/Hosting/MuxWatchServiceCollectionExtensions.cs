@@ -35,19 +35,7 @@ public static class MuxWatchServiceCollectionExtensions
         services.TryAddSingleton(sp => new FirstChanceTimeoutCatcher(
             sp.GetRequiredService<TimeProvider>(),
             sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.CaptureQueueCapacity));
-        services.AddHostedService(sp => sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.CaptureFirstChanceExceptions
-            ? new TimeoutCaptureService(
-                sp.GetRequiredService<FirstChanceTimeoutCatcher>(),
-                sp.GetRequiredService<TimeoutRecorder>(),
-                sp.GetRequiredService<Microsoft.Extensions.Logging.ILogger<TimeoutCaptureService>>())
-            : (IHostedService)new NoOpHostedService());
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, TimeoutCaptureService>());
         return new MuxWatchBuilder(services);
-    }
-
-    private sealed class NoOpHostedService : IHostedService
-    {
-        public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
-
-        public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
     }
 }

@@ -1,5 +1,6 @@
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 using MuxWatch.Timeouts;
 
 namespace MuxWatch.Hosting;
@@ -11,10 +12,16 @@ namespace MuxWatch.Hosting;
 internal sealed partial class TimeoutCaptureService(
     FirstChanceTimeoutCatcher catcher,
     TimeoutRecorder recorder,
+    IOptions<MuxWatchOptions> options,
     ILogger<TimeoutCaptureService> logger) : BackgroundService
 {
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
+        if (!options.Value.CaptureFirstChanceExceptions)
+        {
+            return;
+        }
+
         catcher.Start();
         try
         {

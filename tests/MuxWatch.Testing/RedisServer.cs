@@ -1,0 +1,131 @@
+using System.Diagnostics;
+using System.Net.Sockets;
+using System.Text;
+
+namespace MuxWatch.Testing;
+
+/// <summary>
+/// A real <c>redis-server</c> process on a free loopback port, started with the debug command enabled
+/// and persistence off, in a temporary directory of its own. Control commands go through <c>redis-cli</c>.
+/// </summary>
+public sealed class RedisServer : IAsyncDisposable
+{
+    private readonly string _directory;
+    private readonly string[] _extraArguments;
+    private Process? _process;
+
+    private RedisServer(int port, string[] extraArguments)
+    {
+        Port = port;
+        _extraArguments = extraArguments;
+        _directory = Directory.CreateTempSubdirectory("muxwatch-redis-").FullName;
+    }
+
+    /// <summary>The port it listens on.</summary>
+    public int Port { get; }
+
+    /// <summary><c>127.0.0.1:port</c>.</summary>
+    public string EndPoint => $"127.0.0.1:{Port}";
+
+    /// <summary>Starts a server and waits until it answers PING.</summary>
+    public static async Task<RedisServer> StartAsync(params string[] extraArguments)
+    {
+        var server = new RedisServer(FreePort.Next(), extraArguments);
+        await server.StartProcessAsync().ConfigureAwait(false);
+        return server;
+    }
+
+    /// <summary>Kills the process at once (SIGKILL), as a crash would.</summary>
+    public async Task KillAsync()
+    {
+        if (_process is { HasExited: false } process)
+        {
+            process.Kill(entireProcessTree: true);
+            await process.WaitForExitAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Starts the process again on the same port, after <see cref="KillAsync"/>.</summary>
+    public Task RestartAsync() => StartProcessAsync();
+
+    /// <summary>Runs one command through <c>redis-cli</c> and returns its output.</summary>
+    public async Task<string> CommandAsync(params string[] arguments)
+    {
+        var info = new ProcessStartInfo("redis-cli") { RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var argument in (string[])["-h", "127.0.0.1", "-p", Port.ToString(System.Globalization.CultureInfo.InvariantCulture), .. arguments])
+        {
+            info.ArgumentList.Add(argument);
+        }
+
+        using var process = Process.Start(info)!;
+        var output = await process.StandardOutput.ReadToEndAsync().ConfigureAwait(false);
+        await process.WaitForExitAsync().ConfigureAwait(false);
+        return output.Trim();
+    }
+
+    /// <summary>Starts a command without waiting for its answer, for commands that block the server (DEBUG SLEEP).</summary>
+    public Task<string> CommandInBackground(params string[] arguments) => Task.Run(() => CommandAsync(arguments));
+
+    /// <summary>True when the server answers PING on a fresh connection.</summary>
+    public async Task<bool> AnswersPingAsync()
+    {
+        try
+        {
+            using var client = new TcpClient();
+            using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(1));
+            await client.ConnectAsync("127.0.0.1", Port, timeout.Token).ConfigureAwait(false);
+            var stream = client.GetStream();
+            await stream.WriteAsync("PING\r\n"u8.ToArray(), timeout.Token).ConfigureAwait(false);
+            var buffer = new byte[16];
+            var read = await stream.ReadAsync(buffer, timeout.Token).ConfigureAwait(false);
+            return Encoding.ASCII.GetString(buffer, 0, read).StartsWith("+PONG", StringComparison.Ordinal);
+        }
+        catch (Exception ex) when (ex is SocketException or IOException or OperationCanceledException)
+        {
+            return false;
+        }
+    }
+
+    /// <inheritdoc />
+    public async ValueTask DisposeAsync()
+    {
+        await KillAsync().ConfigureAwait(false);
+        _process?.Dispose();
+        try
+        {
+            Directory.Delete(_directory, recursive: true);
+        }
+        catch (IOException)
+        {
+        }
+    }
+
+    private async Task StartProcessAsync()
+    {
+        var info = new ProcessStartInfo("redis-server")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            WorkingDirectory = _directory,
+        };
+        string[] arguments =
+        [
+            "--port", Port.ToString(System.Globalization.CultureInfo.InvariantCulture), "--bind", "127.0.0.1",
+            "--save", string.Empty, "--appendonly", "no", "--dir", _directory,
+            "--enable-debug-command", "yes", "--protected-mode", "no", "--daemonize", "no",
+            .. _extraArguments,
+        ];
+        foreach (var argument in arguments)
+        {
+            info.ArgumentList.Add(argument);
+        }
+
+        _process?.Dispose();
+        _process = Process.Start(info) ?? throw new InvalidOperationException("redis-server did not start");
+        _process.OutputDataReceived += (_, _) => { };
+        _process.ErrorDataReceived += (_, _) => { };
+        _process.BeginOutputReadLine();
+        _process.BeginErrorReadLine();
+        await Eventually.UntilAsync(AnswersPingAsync, $"redis-server on port {Port} to answer PING").ConfigureAwait(false);
+    }
+}

@@ -1,0 +1,131 @@
+using System.Text.Json;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using MuxWatch.Testing;
+using MuxWatch.Timeouts;
+using StackExchange.Redis;
+
+namespace MuxWatch.Tests.Live;
+
+/// <summary>
+/// Real timeouts from a real client against a real <c>redis-server</c>, caught in-process by MuxWatch
+/// with no change to the calling code, and diagnosed by cause.
+/// </summary>
+/// <remarks>
+/// The client is StackExchange.Redis 1.2.6, the newest that restores from this build's registry; its
+/// messages carry no thread-pool figures, so MuxWatch's own sample at catch time decides starvation.
+/// This process runs many tests at once, so its pool minimum is raised: here busy above minimum must
+/// mean real starvation, not a busy test runner.
+/// </remarks>
+public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
+{
+    private RedisServer _server = null!;
+    private IHost _host = null!;
+
+    public TimeoutCaptureLiveTests()
+    {
+        ThreadPool.GetMinThreads(out var worker, out var io);
+        ThreadPool.SetMinThreads(Math.Max(worker, 64), Math.Max(io, 64));
+    }
+
+    private RecentTimeouts Recent => _host.Services.GetRequiredService<RecentTimeouts>();
+
+    public async Task InitializeAsync()
+    {
+        _server = await RedisServer.StartAsync();
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddMuxWatch();
+        _host = builder.Build();
+        await _host.StartAsync();
+    }
+
+    public async Task DisposeAsync()
+    {
+        await _host.StopAsync();
+        _host.Dispose();
+        await _server.DisposeAsync();
+    }
+
+    [Fact]
+    public async Task A_server_stall_longer_than_the_timeout_is_caught_as_server_stall()
+    {
+        using var redis = await ConnectionMultiplexer.ConnectAsync($"{_server.EndPoint},syncTimeout=300");
+        var db = redis.GetDatabase();
+        db.StringSet("muxwatch:stall", "v");
+
+        var sleeping = _server.CommandInBackground("DEBUG", "SLEEP", "3");
+        await Eventually.UntilAsync(() => TimesOut(() => db.StringGet("muxwatch:stall")), "a GET to time out while the server sleeps");
+        await sleeping;
+
+        var timeout = await WaitForTimeoutAsync(t => t.Report.IsTimeout);
+        Assert.Equal(TimeoutCause.ServerStall, timeout.Diagnosis.Cause);
+        Assert.Equal("GET", timeout.Report.Command);
+        Assert.Equal("first-chance", timeout.Source);
+        Assert.True(timeout.Report.Number("qs") >= 1);
+    }
+
+    [Fact]
+    public async Task A_killed_server_is_caught_as_connection_loss()
+    {
+        using var redis = await ConnectionMultiplexer.ConnectAsync($"{_server.EndPoint},syncTimeout=1000,abortConnect=false");
+        var db = redis.GetDatabase();
+        db.StringSet("muxwatch:kill", "v");
+
+        await _server.KillAsync();
+        await Eventually.UntilAsync(() => FailsToConnect(() => db.StringGet("muxwatch:kill")), "a GET to fail for want of a connection");
+
+        var failure = await WaitForTimeoutAsync(t => t.Report.Kind is RedisErrorKind.NoConnection or RedisErrorKind.ConnectionFailure);
+        Assert.Equal(TimeoutCause.ConnectionLoss, failure.Diagnosis.Cause);
+    }
+
+    [Fact]
+    public async Task Thread_pool_starvation_in_an_app_is_caught_as_starvation()
+    {
+        // The app starves its own pool in a child process, so this test host stays healthy.
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.StarvedApp", _server.EndPoint));
+
+        Assert.True(exitCode == 0, $"the app did not see a timeout (exit {exitCode}): {error}");
+        var timeouts = output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement).ToList();
+        Assert.Contains(timeouts, t =>
+            t.GetProperty("cause").GetString() == "thread-pool-starvation"
+            && t.GetProperty("endpoint").GetString() == _server.EndPoint
+            && t.GetProperty("threadPoolAtCatch").GetProperty("workerBusy").GetInt32() > t.GetProperty("threadPoolAtCatch").GetProperty("workerMin").GetInt32());
+    }
+
+    private static bool TimesOut(Action call)
+    {
+        try
+        {
+            call();
+            return false;
+        }
+        catch (RedisTimeoutException)
+        {
+            return true;
+        }
+    }
+
+    private static bool FailsToConnect(Action call)
+    {
+        try
+        {
+            call();
+            return false;
+        }
+        catch (RedisConnectionException)
+        {
+            return true;
+        }
+    }
+
+    private async Task<ObservedTimeout> WaitForTimeoutAsync(Func<ObservedTimeout, bool> match)
+    {
+        ObservedTimeout? found = null;
+        await Eventually.UntilAsync(
+            () => (found = Recent.Newest().FirstOrDefault(t => t.Endpoint == _server.EndPoint && match(t))) is not null,
+            $"MuxWatch to record the exception for {_server.EndPoint}");
+        return found!;
+    }
+}

@@ -1,0 +1,63 @@
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using MuxWatch.Hosting;
+using MuxWatch.Timeouts;
+
+namespace MuxWatch.Tests;
+
+public sealed class MuxWatchRegistrationTests
+{
+    [Fact]
+    public void AddMuxWatch_registers_the_timeout_log_once_even_when_called_twice()
+    {
+        var services = new ServiceCollection();
+        services.AddLogging();
+        services.AddSingleton<IConfiguration>(new ConfigurationBuilder().Build()); // as every host provides
+
+        services.AddMuxWatch();
+        services.AddMuxWatch();
+        using var provider = services.BuildServiceProvider();
+
+        Assert.Same(provider.GetRequiredService<RecentTimeouts>(), provider.GetRequiredService<RecentTimeouts>());
+        Assert.Single(provider.GetServices<IHostedService>());
+        Assert.Equal(1000, provider.GetRequiredService<RecentTimeouts>().Capacity);
+    }
+
+    [Theory]
+    [InlineData("RecentTimeoutCapacity", "0")]
+    [InlineData("RecentTimeoutCapacity", "100001")]
+    [InlineData("CaptureQueueCapacity", "0")]
+    [InlineData("CaptureQueueCapacity", "-5")]
+    public async Task An_invalid_setting_stops_start_up_naming_the_setting(string setting, string value)
+    {
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Configuration[$"MuxWatch:{setting}"] = value;
+        builder.Services.AddMuxWatch();
+        using var host = builder.Build();
+
+        var error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
+
+        Assert.Contains($"MuxWatch:{setting}", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Recent_timeouts_keep_the_newest_first_and_stay_bounded()
+    {
+        var recent = new RecentTimeouts(capacity: 3);
+        var report = TimeoutMessageReader.Read("Timeout performing GET k (1ms), qs: 1, in: 0");
+        for (var i = 0; i < 10; i++)
+        {
+            recent.Add(new ObservedTimeout(DateTimeOffset.UnixEpoch.AddSeconds(i), "api", null, report, TimeoutDiagnoser.Diagnose(report)));
+        }
+
+        var newest = recent.Newest();
+
+        Assert.Equal([9, 8, 7], newest.Select(t => (int)t.Time.ToUnixTimeSeconds()));
+        Assert.Equal(10, recent.TotalAdded);
+        Assert.Single(recent.Newest(limit: 1));
+    }
+}

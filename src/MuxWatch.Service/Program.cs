@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using MuxWatch.Service.Api;
 using MuxWatch.Service.Commands;
 
@@ -13,5 +14,20 @@ builder.Services.AddTimeoutsApi();
 var app = builder.Build();
 app.MapHealth();
 app.MapTimeoutsApi();
-await app.RunAsync();
-return 0;
+
+try
+{
+    await app.RunAsync();
+    return 0;
+}
+catch (OptionsValidationException ex)
+{
+    // Bad configuration: say which setting, plainly, and stop.
+    await Console.Error.WriteLineAsync($"muxwatch: invalid configuration: {string.Join(" ", ex.Failures)}");
+    return 2;
+}
+catch (InvalidOperationException ex) when (ex.Message.Contains("configuration value", StringComparison.OrdinalIgnoreCase))
+{
+    await Console.Error.WriteLineAsync($"muxwatch: invalid configuration: {ex.Message}");
+    return 2;
+}

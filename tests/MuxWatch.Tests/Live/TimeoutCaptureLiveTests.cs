@@ -23,11 +23,7 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
     private RedisServer _server = null!;
     private IHost _host = null!;
 
-    public TimeoutCaptureLiveTests()
-    {
-        ThreadPool.GetMinThreads(out var worker, out var io);
-        ThreadPool.SetMinThreads(Math.Max(worker, 64), Math.Max(io, 64));
-    }
+    public TimeoutCaptureLiveTests() => TestThreadPool.EnsureRoomy();
 
     private RecentTimeouts Recent => _host.Services.GetRequiredService<RecentTimeouts>();
 
@@ -51,7 +47,7 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
     [Fact]
     public async Task A_server_stall_longer_than_the_timeout_is_caught_as_server_stall()
     {
-        using var redis = await ConnectionMultiplexer.ConnectAsync($"{_server.EndPoint},syncTimeout=300");
+        using var redis = await ConnectionMultiplexer.ConnectAsync($"{_server.EndPoint},syncTimeout=500");
         var db = redis.GetDatabase();
         var key = $"muxwatch:stall:{_server.Port}";
         db.StringSet(key, "v");

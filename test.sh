@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need, builds, runs every test project, and ends with
+# the totals alone on a line ("N passed, N failed[, N skipped]"). Exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")"
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+install_prerequisites() {
+  local missing=()
+  command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+  command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+  if [ ${#missing[@]} -eq 0 ]; then return 0; fi
+  log "installing ${missing[*]} from Debian's packages"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+if ! command -v dotnet >/dev/null 2>&1; then
+  log "the .NET SDK is required (see global.json)"; echo "0 passed, 1 failed"; exit 1
+fi
+if ! install_prerequisites; then
+  log "could not install redis-server"; echo "0 passed, 1 failed"; exit 1
+fi
+
+configuration="${CONFIGURATION:-Release}"
+results="artifacts/test-results"
+rm -rf "$results"; mkdir -p "$results"
+
+log "building ($configuration)"
+if ! dotnet build MuxWatch.slnx -c "$configuration" -nologo -v quiet; then
+  log "build failed"; echo "0 passed, 1 failed"; exit 1
+fi
+
+status=0
+for project in tests/*.Tests/*.csproj; do
+  name="$(basename "$project" .csproj)"
+  log "testing $name"
+  dotnet test "$project" -c "$configuration" --no-build -nologo \
+    --logger "trx;LogFileName=$name.trx" --results-directory "$results" || status=1
+done
+
+passed=0; failed=0; skipped=0; files=0
+for trx in "$results"/*.trx; do
+  [ -f "$trx" ] || continue
+  files=$((files + 1))
+  counters="$(grep -o '<Counters [^>]*>' "$trx" | head -1)"
+  value() { printf '%s' "$counters" | sed -n "s/.* $1=\"\([0-9]*\)\".*/\1/p"; }
+  total="$(value total)"; executed="$(value executed)"
+  passed=$((passed + $(value passed)))
+  failed=$((failed + $(value failed) + $(value error) + $(value timeout) + $(value aborted)))
+  skipped=$((skipped + total - executed))
+done
+if [ "$files" -eq 0 ]; then failed=$((failed + 1)); status=1; fi
+if [ "$failed" -gt 0 ]; then status=1; fi
+
+if [ "$skipped" -gt 0 ]; then
+  echo "$passed passed, $failed failed, $skipped skipped"
+else
+  echo "$passed passed, $failed failed"
+fi
+exit "$status"

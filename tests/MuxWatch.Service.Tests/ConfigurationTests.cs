@@ -1,0 +1,34 @@
+using MuxWatch.Testing;
+
+namespace MuxWatch.Service.Tests;
+
+/// <summary>Invalid settings stop the service at start-up with a message naming the setting.</summary>
+public sealed class ConfigurationTests
+{
+    [Theory]
+    [InlineData("MuxWatch:RecentTimeoutCapacity", "0")]
+    [InlineData("MuxWatch:CaptureQueueCapacity", "-1")]
+    [InlineData("MuxWatch:Api:MaxBodyBytes", "10")]
+    [InlineData("MuxWatch:Api:MaxMessagesPerRequest", "0")]
+    public async Task An_invalid_setting_exits_non_zero_naming_it(string setting, string value)
+    {
+        var port = FreePort.Next();
+        var info = BuiltProgram.StartInfo("MuxWatch.Service", "--urls", $"http://127.0.0.1:{port}", $"--{setting}={value}");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info);
+
+        Assert.NotEqual(0, exitCode);
+        Assert.Contains(setting, output + error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_setting_that_is_not_a_number_exits_non_zero_naming_it()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Service", "--urls", $"http://127.0.0.1:{FreePort.Next()}", "--MuxWatch:RecentTimeoutCapacity=lots");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info);
+
+        Assert.NotEqual(0, exitCode);
+        Assert.Contains("RecentTimeoutCapacity", output + error, StringComparison.Ordinal);
+    }
+}

@@ -1,0 +1,73 @@
+using System.Text.Json;
+using MuxWatch.Testing;
+
+namespace MuxWatch.Service.Tests;
+
+/// <summary>The <c>explain</c> command, run as the real service binary with standard input.</summary>
+public sealed class ExplainCommandTests
+{
+    private const string Starved =
+        "StackExchange.Redis.RedisTimeoutException: Timeout performing GET key (5000ms), inst: 2, qu: 0, qs: 6, in: 0, serverEndpoint: 10.0.0.1:6379, IOCP: (Busy=6,Free=994,Min=4,Max=1000), WORKER: (Busy=40,Free=32727,Min=8,Max=32767), POOL: (Threads=48,QueuedItems=310,CompletedItems=99,Timers=2), v: 3.1.31.17473";
+
+    [Fact]
+    public async Task Explain_prints_the_cause_the_evidence_and_the_advice()
+    {
+        var (exitCode, output, _) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain"), Starved);
+
+        Assert.Equal(0, exitCode);
+        Assert.Contains("Cause:    thread-pool-starvation", output, StringComparison.Ordinal);
+        Assert.Contains("WORKER Busy=40 > Min=8", output, StringComparison.Ordinal);
+        Assert.Contains("IOCP Busy=6 > Min=4", output, StringComparison.Ordinal);
+        Assert.Contains("SetMinThreads", output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Explain_on_empty_input_fails_with_a_clear_message()
+    {
+        var (exitCode, _, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain"), "  \n");
+
+        Assert.NotEqual(0, exitCode);
+        Assert.Contains("standard input is empty", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Explain_jsonl_writes_exactly_one_object_per_input_line()
+    {
+        string[] lines =
+        [
+            JsonSerializer.Serialize(new { message = Starved }),
+            "not json at all",
+            JsonSerializer.Serialize(new { message = "Timeout performing GET k, inst: 0, queue: 10, qu=0, qs=10, qc=0, wr=0/0, in=0/0" }),
+            "{\"message\": 42}",
+            JsonSerializer.Serialize(new { message = "No connection is active/available to service this operation: GET k; UnableToConnect on h:6379/Interactive, mc: 1/1/0" }),
+        ];
+
+        var (exitCode, output, _) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain", "--jsonl"), string.Join('\n', lines) + "\n");
+        var objects = output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement).ToList();
+
+        Assert.Equal(0, exitCode);
+        Assert.Equal(lines.Length, objects.Count);
+        var starved = objects[0];
+        Assert.Equal("thread-pool-starvation", starved.GetProperty("cause").GetString());
+        Assert.Equal(JsonValueKind.Array, starved.GetProperty("causes").ValueKind);
+        Assert.Equal("GET", starved.GetProperty("command").GetString());
+        Assert.Equal(6, starved.GetProperty("fields").GetProperty("qs").GetInt32());
+        Assert.Equal(994, starved.GetProperty("fields").GetProperty("IOCP").GetProperty("Free").GetInt32());
+        Assert.Equal(310, starved.GetProperty("fields").GetProperty("POOL").GetProperty("QueuedItems").GetInt32());
+        Assert.False(string.IsNullOrEmpty(starved.GetProperty("advice").GetString()));
+        Assert.True(objects[1].TryGetProperty("error", out _));
+        Assert.Equal("server-stall", objects[2].GetProperty("cause").GetString());
+        Assert.Equal("0/0", objects[2].GetProperty("fields").GetProperty("wr").GetString());
+        Assert.True(objects[3].TryGetProperty("error", out _));
+        Assert.Equal("connection-loss", objects[4].GetProperty("cause").GetString());
+    }
+
+    [Fact]
+    public async Task An_unknown_option_is_a_usage_error()
+    {
+        var (exitCode, _, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain", "--bogus"));
+
+        Assert.Equal(2, exitCode);
+        Assert.Contains("--bogus", error, StringComparison.Ordinal);
+    }
+}

@@ -1,0 +1,152 @@
+using System.Net;
+using System.Net.Http.Headers;
+using System.Text;
+using System.Text.Json;
+using MuxWatch.Testing;
+using StackExchange.Redis;
+
+namespace MuxWatch.Service.Tests;
+
+/// <summary><c>POST /api/timeouts</c> and <c>GET /api/timeouts</c> on the real service process.</summary>
+public sealed class TimeoutsApiTests : IClassFixture<ServiceFixture>
+{
+    private readonly ServiceFixture _fixture;
+
+    public TimeoutsApiTests(ServiceFixture fixture)
+    {
+        _fixture = fixture;
+        TestThreadPool.EnsureRoomy();
+    }
+
+    private static readonly Uri Timeouts = new("/api/timeouts", UriKind.Relative);
+    private HttpClient Client => _fixture.Service.Client;
+
+    [Fact]
+    public async Task A_posted_message_is_answered_with_its_diagnosis_and_listed_newest_first()
+    {
+        var key = $"orders:{Guid.NewGuid():N}";
+        var message = $"Timeout performing GET {key} (5000ms), inst: 2, qu: 0, qs: 6, aw: False, rs: ReadAsync, ws: Idle, in: 0, serverEndpoint: 10.0.0.1:6379, IOCP: (Busy=0,Free=1000,Min=8,Max=1000), WORKER: (Busy=40,Free=32727,Min=8,Max=32767), v: 3.1.31.17473";
+
+        using var response = await Client.PostAsync(Timeouts, new StringContent(message, Encoding.UTF8, "text/plain"));
+        var answer = await ReadJsonAsync(response);
+
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        var result = answer.GetProperty("results")[0];
+        Assert.Equal("thread-pool-starvation", result.GetProperty("cause").GetString());
+        Assert.Equal(40, result.GetProperty("fields").GetProperty("WORKER").GetProperty("Busy").GetInt32());
+
+        var listed = await ListAsync();
+        var entry = listed.First(t => t.GetProperty("key").GetString() == key);
+        Assert.Equal("api", entry.GetProperty("source").GetString());
+        Assert.Equal("10.0.0.1:6379", entry.GetProperty("endpoint").GetString());
+        Assert.Equal("GET", entry.GetProperty("command").GetString());
+    }
+
+    [Fact]
+    public async Task Json_lines_keep_their_time_and_a_bad_line_costs_only_itself()
+    {
+        var key = $"cart:{Guid.NewGuid():N}";
+        var body = string.Join('\n',
+            JsonSerializer.Serialize(new { message = $"Timeout performing GET {key} (1000ms), qu: 0, qs: 3, in: 0", time = "2026-11-22T10:00:00Z" }),
+            "this line is not json",
+            JsonSerializer.Serialize(new { message = $"Timeout awaiting response (outbound=0KiB, inbound=4096KiB, 1200ms elapsed, timeout is 1000ms), command=HGETALL, qs: 2, in: 0, serverEndpoint: 10.0.0.2:6379", time = 1_795_000_000 }),
+            JsonSerializer.Serialize(new { text = "no message property" }));
+
+        using var response = await Client.PostAsync(Timeouts, new StringContent(body, Encoding.UTF8, "application/x-ndjson"));
+        var answer = await ReadJsonAsync(response);
+
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        Assert.Equal(2, answer.GetProperty("accepted").GetInt32());
+        Assert.Equal(2, answer.GetProperty("rejected").GetInt32());
+        var results = answer.GetProperty("results").EnumerateArray().ToList();
+        Assert.Equal("server-stall", results[0].GetProperty("cause").GetString());
+        Assert.Equal(DateTimeOffset.Parse("2026-11-22T10:00:00Z", System.Globalization.CultureInfo.InvariantCulture), results[0].GetProperty("time").GetDateTimeOffset());
+        Assert.Equal(2, results[1].GetProperty("line").GetInt32());
+        Assert.Equal("large-payload", results[2].GetProperty("cause").GetString());
+        Assert.Equal(DateTimeOffset.FromUnixTimeSeconds(1_795_000_000), results[2].GetProperty("time").GetDateTimeOffset());
+        Assert.Contains("message", results[3].GetProperty("error").GetString(), StringComparison.Ordinal);
+    }
+
+    public static TheoryData<string, byte[], string, HttpStatusCode> BadBodies() => new()
+    {
+        { "empty", [], "text/plain", HttpStatusCode.BadRequest },
+        { "whitespace", "  \n\t "u8.ToArray(), "text/plain", HttpStatusCode.BadRequest },
+        { "oversized", Encoding.UTF8.GetBytes("Timeout performing GET k (1ms), qs: 1, pad: " + new string('x', ServiceFixture.MaxBodyBytes)), "text/plain", HttpStatusCode.RequestEntityTooLarge },
+        { "binary", [0x00, 0x01, 0x02, 0xFF, 0x00, 0x10], "application/octet-stream", HttpStatusCode.UnsupportedMediaType },
+        { "invalid UTF-8", [0x54, 0x69, 0x6D, 0xC3, 0x28, 0xA0, 0xA1], "text/plain", HttpStatusCode.UnsupportedMediaType },
+        { "text that is no Redis message", "hello, world"u8.ToArray(), "text/plain", HttpStatusCode.UnprocessableEntity },
+        { "too many lines", Encoding.UTF8.GetBytes(string.Concat(Enumerable.Repeat("{\"message\":\"qs: 1\"}\n", ServiceFixture.MaxMessagesPerRequest + 1))), "application/x-ndjson", HttpStatusCode.RequestEntityTooLarge },
+        { "deeply nested JSON", Encoding.UTF8.GetBytes(new string('[', 10_000) + new string(']', 10_000)), "application/json", HttpStatusCode.BadRequest },
+        { "JSON lines none of them valid", "{\"message\": 5}\n{\"nope\": true}\n"u8.ToArray(), "application/x-ndjson", HttpStatusCode.BadRequest },
+    };
+
+    [Theory]
+    [MemberData(nameof(BadBodies))]
+    public async Task A_bad_body_gets_a_clear_4xx_and_records_nothing(string name, byte[] body, string contentType, HttpStatusCode expected)
+    {
+        var before = await TotalRecordedAsync();
+        using var content = new ByteArrayContent(body);
+        content.Headers.ContentType = MediaTypeHeaderValue.Parse(contentType);
+
+        using var response = await Client.PostAsync(Timeouts, content);
+
+        Assert.True(expected == response.StatusCode, $"{name}: expected {expected}, got {response.StatusCode}");
+        var answer = await ReadJsonAsync(response);
+        Assert.True(answer.TryGetProperty("error", out _) || answer.TryGetProperty("results", out _), $"{name}: no reason given");
+        Assert.Equal(before, await TotalRecordedAsync());
+        Assert.True((await Client.GetAsync(new Uri("/healthz", UriKind.Relative))).IsSuccessStatusCode);
+    }
+
+    [Fact]
+    public async Task A_real_timeout_from_a_real_client_is_diagnosed_as_server_stall()
+    {
+        await using var server = await RedisServer.StartAsync();
+        using var redis = await ConnectionMultiplexer.ConnectAsync($"{server.EndPoint},syncTimeout=500");
+        var db = redis.GetDatabase();
+        var key = $"muxwatch:posted:{server.Port}";
+        db.StringSet(key, "v");
+        var sleeping = server.CommandInBackground("DEBUG", "SLEEP", "3");
+        string? message = null;
+        await Eventually.UntilAsync(() =>
+        {
+            try
+            {
+                db.StringGet(key);
+                return false;
+            }
+            catch (RedisTimeoutException ex)
+            {
+                message = ex.ToString(); // type name, message and stack trace, as a log would hold it
+                return true;
+            }
+        }, "a GET to time out while the server sleeps");
+        await sleeping;
+
+        using var response = await Client.PostAsync(Timeouts, new StringContent(message!, Encoding.UTF8, "text/plain"));
+        var result = (await ReadJsonAsync(response)).GetProperty("results")[0];
+
+        Assert.Equal("server-stall", result.GetProperty("cause").GetString());
+        Assert.Equal(server.EndPoint, result.GetProperty("endpoint").GetString());
+        Assert.Equal("StackExchange.Redis.RedisTimeoutException", result.GetProperty("exceptionType").GetString());
+        Assert.Contains(await ListAsync(), t => t.GetProperty("key").GetString() == key && t.GetProperty("cause").GetString() == "server-stall");
+    }
+
+    private async Task<List<JsonElement>> ListAsync()
+    {
+        using var response = await Client.GetAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative));
+        return (await ReadJsonAsync(response)).GetProperty("timeouts").EnumerateArray().ToList();
+    }
+
+    private async Task<long> TotalRecordedAsync()
+    {
+        using var response = await Client.GetAsync(new Uri("/api/timeouts?limit=0", UriKind.Relative));
+        return (await ReadJsonAsync(response)).GetProperty("totalRecorded").GetInt64();
+    }
+
+    private static async Task<JsonElement> ReadJsonAsync(HttpResponseMessage response)
+    {
+        var text = await response.Content.ReadAsStringAsync();
+        using var document = JsonDocument.Parse(text);
+        return document.RootElement.Clone();
+    }
+}

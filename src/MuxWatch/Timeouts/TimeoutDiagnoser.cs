@@ -69,7 +69,7 @@ public static class TimeoutDiagnoser
         // reader busy with other work explains unanswered requests just as well.
         if (!found.ContainsKey(TimeoutCause.ThreadPoolStarvation) && !found.ContainsKey(TimeoutCause.ClientInputBacklog))
         {
-            CheckServerStall(report, Add);
+            CheckServerStall(report, sampledThreadPool, Add);
         }
 
         var causes = PriorityOrder.Where(found.ContainsKey).ToList();
@@ -234,7 +234,7 @@ public static class TimeoutDiagnoser
         }
     }
 
-    private static void CheckServerStall(RedisErrorReport report, Action<TimeoutCause, string> add)
+    private static void CheckServerStall(RedisErrorReport report, ThreadPoolSnapshot? sampled, Action<TimeoutCause, string> add)
     {
         if (report.Number("qs") is not { } sent || sent <= 0)
         {
@@ -252,7 +252,10 @@ public static class TimeoutDiagnoser
         var nothingArrived = inBytes is null && inPipe is null
             ? "the message does not say whether bytes arrived"
             : "nothing arrived";
-        add(TimeoutCause.ServerStall, $"qs={Format(sent)} sent and unanswered, {nothingArrived}, thread pool healthy");
+        var pool = report.Field("WORKER") is not null || report.Field("IOCP") is not null
+            ? "thread pool within its minimum"
+            : sampled is not null ? "thread pool within its minimum (sampled by MuxWatch)" : "no thread-pool figures to blame";
+        add(TimeoutCause.ServerStall, $"qs={Format(sent)} sent and unanswered, {nothingArrived}, {pool}");
     }
 
     private static string Format(double value) => value.ToString("0.##", CultureInfo.InvariantCulture);

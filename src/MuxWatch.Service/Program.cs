@@ -12,6 +12,7 @@ builder.Services.AddMuxWatch();
 builder.Services.AddTimeoutsApi();
 
 var app = builder.Build();
+app.UseRequestTimeouts();
 app.MapHealth();
 app.MapTimeoutsApi();
 

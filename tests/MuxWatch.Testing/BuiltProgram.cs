@@ -12,10 +12,10 @@ public static class BuiltProgram
     public static string Configuration { get; } =
         AppContext.BaseDirectory.Contains($"{Path.DirectorySeparatorChar}Release{Path.DirectorySeparatorChar}", StringComparison.Ordinal) ? "Release" : "Debug";
 
-    /// <summary>The built dll of project <paramref name="project"/> (under <c>src/</c> or <c>tests/</c>).</summary>
+    /// <summary>The built dll of project <paramref name="project"/> (under <c>src/</c>, <c>tests/</c> or <c>bench/</c>).</summary>
     public static string PathOf(string project)
     {
-        foreach (var folder in (string[])["src", "tests"])
+        foreach (var folder in (string[])["src", "tests", "bench"])
         {
             var path = Path.Combine(RepositoryRoot, folder, project, "bin", Configuration, "net10.0", project + ".dll");
             if (File.Exists(path))

@@ -19,6 +19,7 @@ namespace MuxWatch.Service.Api;
 internal static class TimeoutsApi
 {
     private const int MaxJsonDepth = 8;
+    private const string PostTimeoutPolicy = "muxwatch-post";
     private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 
     public static IServiceCollection AddTimeoutsApi(this IServiceCollection services)
@@ -30,13 +31,17 @@ internal static class TimeoutsApi
             .Validate(o => o.MaxMessagesPerRequest is >= 1 and <= 1_000_000,
                 $"{TimeoutsApiOptions.SectionName}:{nameof(TimeoutsApiOptions.MaxMessagesPerRequest)} must be between 1 and 1000000.")
             .ValidateOnStart();
+
+        // A body that drips in slowly must not hold a request open: Kestrel's minimum data rate ends the
+        // slowest; this bounds the rest, reading included.
+        services.AddRequestTimeouts(options => options.AddPolicy(PostTimeoutPolicy, TimeSpan.FromSeconds(30)));
         return services;
     }
 
     public static IEndpointRouteBuilder MapTimeoutsApi(this IEndpointRouteBuilder endpoints)
     {
         endpoints.MapGet("/api/timeouts", List);
-        endpoints.MapPost("/api/timeouts", PostAsync);
+        endpoints.MapPost("/api/timeouts", PostAsync).WithRequestTimeout(PostTimeoutPolicy);
         return endpoints;
     }
 

@@ -13,6 +13,7 @@ public sealed class RedisErrorReport
 
     internal RedisErrorReport(
         RedisErrorKind kind,
+        string text,
         string? exceptionType,
         string? command,
         string? key,
@@ -25,6 +26,7 @@ public sealed class RedisErrorReport
         List<KeyValuePair<string, FieldValue>> fields)
     {
         Kind = kind;
+        Text = text;
         ExceptionType = exceptionType;
         Command = command;
         Key = key;
@@ -39,6 +41,9 @@ public sealed class RedisErrorReport
 
     /// <summary>Which message this is, from its header.</summary>
     public RedisErrorKind Kind { get; }
+
+    /// <summary>The message as read: stack trace dropped, lines joined, at most 4096 characters.</summary>
+    public string Text { get; }
 
     /// <summary>True for the four timeout forms (sync, async, backlog, write).</summary>
     public bool IsTimeout => Kind is RedisErrorKind.SyncTimeout or RedisErrorKind.AsyncTimeout

@@ -14,11 +14,16 @@ namespace MuxWatch.Timeouts;
 /// </remarks>
 public static class TimeoutDiagnoser
 {
-    /// <summary>Outbound or inbound KiB (moved on the connection while the request waited) from which a payload counts as large.</summary>
-    public const double LargeTransferKiB = 1024;
+    /// <summary>
+    /// Outbound or inbound KiB (moved on the connection while the request waited) from which a payload
+    /// counts as large. Typical replies are well under 1 KiB; a quarter of a MiB moving while a small
+    /// request waits is head-of-line blocking (a public report with <c>inbound=277KiB, cur-in: 284577</c>
+    /// and a healthy pool had no other explanation).
+    /// </summary>
+    public const double LargeTransferKiB = 256;
 
     /// <summary>Bytes of one reply (<c>last-in</c>, <c>cur-in</c>) or in a pipe from which it counts as large.</summary>
-    public const double LargeReplyBytes = 1024 * 1024;
+    public const double LargeReplyBytes = 256 * 1024;
 
     /// <summary>Bytes waiting in the socket (<c>in</c>) from which the socket buffer counts as full: a large reply is arriving.</summary>
     public const double FullSocketBytes = 48 * 1024;
@@ -65,9 +70,10 @@ public static class TimeoutDiagnoser
         CheckClientInput(report, Add);
         CheckWriteSide(report, Add);
 
-        // "The server did not answer" holds only when the client was able to read: a starved pool or a
-        // reader busy with other work explains unanswered requests just as well.
-        if (!found.ContainsKey(TimeoutCause.ThreadPoolStarvation) && !found.ContainsKey(TimeoutCause.ClientInputBacklog))
+        // "The server did not answer" holds only when the client was able to read and nothing large was
+        // in the way: a starved pool, a busy reader or a big reply explains unanswered requests as well.
+        if (!found.ContainsKey(TimeoutCause.ThreadPoolStarvation) && !found.ContainsKey(TimeoutCause.ClientInputBacklog)
+            && !found.ContainsKey(TimeoutCause.LargePayload))
         {
             CheckServerStall(report, sampledThreadPool, Add);
         }
@@ -243,15 +249,15 @@ public static class TimeoutDiagnoser
 
         var inBytes = report.Number("in");
         var inPipe = report.Number("in-pipe");
-        var inbound = report.Number("inbound");
-        if (inBytes is > 0 || inPipe is > 0 || inbound is > 0)
+        if (inBytes is > 0 || inPipe is > 0)
         {
             return;
         }
 
+        // Some inbound KiB while waiting are replies to earlier commands: the server answered those, not this one.
         var nothingArrived = inBytes is null && inPipe is null
             ? "the message does not say whether bytes arrived"
-            : "nothing arrived";
+            : report.Number("inbound") is { } inbound and > 0 ? $"nothing waiting to be read (inbound={Format(inbound)}KiB were earlier replies)" : "nothing arrived";
         var pool = report.Field("WORKER") is not null || report.Field("IOCP") is not null
             ? "thread pool within its minimum"
             : sampled is not null ? "thread pool within its minimum (sampled by MuxWatch)" : "no thread-pool figures to blame";

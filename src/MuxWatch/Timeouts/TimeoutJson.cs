@@ -54,6 +54,7 @@ public static class TimeoutJson
         }
 
         writer.WriteEndObject();
+        writer.WriteString("message", report.Text);
         if (report.Notes.Count > 0)
         {
             writer.WriteStartArray("notes");

@@ -18,6 +18,7 @@ public static class TimeoutMessageReader
     public const int MaxInputChars = 32 * 1024;
 
     private const int MaxKeyLength = 40;
+    private const int MaxKeptTextChars = 4096;
     private const int MaxNotes = 16;
     private const int MaxFields = 200;
 
@@ -104,7 +105,7 @@ public static class TimeoutMessageReader
         catch (Exception)
 #pragma warning restore CA1031
         {
-            return new RedisErrorReport(RedisErrorKind.Unknown, null, null, null, null, null, null, false, null, [], []);
+            return new RedisErrorReport(RedisErrorKind.Unknown, string.Empty, null, null, null, null, null, null, false, null, [], []);
         }
     }
 
@@ -155,7 +156,7 @@ public static class TimeoutMessageReader
         }
 
         var text = Normalize(input);
-        var builder = new ReportBuilder();
+        var builder = new ReportBuilder { Text = text.Length > MaxKeptTextChars ? text[..MaxKeptTextChars] : text };
 
         const string theftMarker = "possible thread-theft indicated";
         var theft = text.IndexOf(theftMarker, StringComparison.OrdinalIgnoreCase);
@@ -215,22 +216,51 @@ public static class TimeoutMessageReader
 
             if (sb.Length > 0)
             {
-                var previous = sb[^1];
-                var startsField = StartsWithFieldName(trimmed);
-                if (startsField && previous != ',' && previous != ';' && !char.IsWhiteSpace(previous) && EndsWithCompleteField(sb))
-                {
-                    sb.Append(", ");
-                }
-                else if (char.IsWhiteSpace(line[0]) || previous is ',' or ';')
-                {
-                    sb.Append(' ');
-                }
+                JoinLine(sb, line, trimmed);
             }
 
             sb.Append(trimmed);
         }
 
         return sb.ToString().Trim();
+    }
+
+    /// <summary>
+    /// Joins the next line: after <c>(</c> directly (a tuple split one part per line); before a
+    /// <c>key:</c> that follows a whole field with <c>", "</c>; after a separator or before an indented
+    /// line with a space; otherwise directly, since the break was a wrap inside a token (<c>WOR|KER</c>).
+    /// </summary>
+    private static void JoinLine(StringBuilder sb, string line, string trimmed)
+    {
+        var hadTrailingSpace = char.IsWhiteSpace(sb[^1]);
+        while (sb.Length > 0 && char.IsWhiteSpace(sb[^1]))
+        {
+            sb.Length--;
+        }
+
+        if (sb.Length == 0)
+        {
+            return;
+        }
+
+        var previous = sb[^1];
+        if (previous == '(' || trimmed[0] == ')')
+        {
+            return;
+        }
+
+        if (previous is ',' or ';')
+        {
+            sb.Append(' ');
+        }
+        else if (StartsWithFieldName(trimmed) && EndsWithCompleteField(sb))
+        {
+            sb.Append(", ");
+        }
+        else if (hadTrailingSpace || char.IsWhiteSpace(line[0]) || trimmed[0] == '(')
+        {
+            sb.Append(' ');
+        }
     }
 
     /// <summary>
@@ -529,10 +559,10 @@ public static class TimeoutMessageReader
             var c = rest[i];
             if (c == '(' && IsTupleStart(rest, i))
             {
+                // Skip to the ')' only when everything up to it is Name=Value parts: an unbalanced '('
+                // must not swallow the fields after it.
                 var close = rest.IndexOf(')', i);
-                var nextSeparator = rest.IndexOf(", ", i, StringComparison.Ordinal);
-                // An unbalanced '(' must not swallow the rest: a tuple closes before the next ", ".
-                if (close > 0 && (nextSeparator < 0 || close < nextSeparator || !rest.AsSpan(i, close - i).Contains(", ", StringComparison.Ordinal)))
+                if (close > 0 && IsTupleBody(rest.AsSpan(i + 1, close - i - 1)))
                 {
                     i = close + 1;
                     continue;
@@ -565,6 +595,21 @@ public static class TimeoutMessageReader
         }
 
         return k > j && k < text.Length && text[k] == '=';
+    }
+
+    private static bool IsTupleBody(ReadOnlySpan<char> body)
+    {
+        foreach (var range in body.Split(','))
+        {
+            var part = body[range].Trim();
+            var eq = part.IndexOf('=');
+            if (eq <= 0 || !IsFieldName(part[..eq].TrimEnd()))
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     private static bool IsSeparator(string text, int at)
@@ -681,6 +726,8 @@ public static class TimeoutMessageReader
 
         public RedisErrorKind Kind { get; set; }
 
+        public string Text { get; set; } = string.Empty;
+
         public string? ExceptionType { get; set; }
 
         public double? TimeoutMilliseconds { get; set; }
@@ -698,6 +745,7 @@ public static class TimeoutMessageReader
             var builder = new ReportBuilder
             {
                 Kind = report.Kind,
+                Text = report.Text,
                 ExceptionType = report.ExceptionType,
                 TimeoutMilliseconds = report.TimeoutMilliseconds,
                 ElapsedMilliseconds = report.ElapsedMilliseconds,
@@ -811,7 +859,7 @@ public static class TimeoutMessageReader
             }
 
             return new RedisErrorReport(
-                Kind, ExceptionType, command, _key, endpoint, TimeoutMilliseconds, ElapsedMilliseconds,
+                Kind, Text, ExceptionType, command, _key, endpoint, TimeoutMilliseconds, ElapsedMilliseconds,
                 ThreadTheft, FailureType, _notes.ToArray(), [.. _fields]);
         }
 
@@ -847,9 +895,22 @@ public static class TimeoutMessageReader
                 FailureType = type;
             }
 
+            // "on host:6379/Interactive" names the endpoint; 1.x's short "SocketClosed on GET" names the command.
             var target = note[(on + 4)..];
-            var end = target.IndexOf(' ', StringComparison.Ordinal);
-            SetEndpoint(end < 0 ? target : target[..end]);
+            var end = target.IndexOfAny([' ', ',']);
+            var word = end < 0 ? target : target[..end];
+            if (word.Contains(':', StringComparison.Ordinal))
+            {
+                SetEndpoint(word);
+            }
+            else if (_command is null)
+            {
+                SetCommand(word);
+                if (end > 0 && _key is null)
+                {
+                    SetKey(target[(end + 1)..]);
+                }
+            }
         }
     }
 }

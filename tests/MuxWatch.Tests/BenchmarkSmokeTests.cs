@@ -1,0 +1,32 @@
+using MuxWatch.Testing;
+
+namespace MuxWatch.Tests;
+
+/// <summary>
+/// Every benchmark runs once at the smallest size (BenchmarkDotNet's dry job, in-process), so the
+/// benchmarks keep working. No timing is asserted: figures belong in docs/benchmarks.md.
+/// </summary>
+public sealed class BenchmarkSmokeTests
+{
+    [Fact]
+    public async Task Every_benchmark_runs_once()
+    {
+        var artifacts = Directory.CreateTempSubdirectory("muxwatch-bench-").FullName;
+        try
+        {
+            var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "--filter", "*", "--job", "dry", "--inProcess", "--artifacts", artifacts);
+
+            var (exitCode, output, error) = await BuiltProgram.RunAsync(info, timeout: TimeSpan.FromMinutes(5));
+
+            Assert.True(exitCode == 0, $"exit {exitCode}: {error}\n{output}");
+            Assert.Contains("ReadAndDiagnose", output, StringComparison.Ordinal);
+            Assert.Contains("ThrowOtherException", output, StringComparison.Ordinal);
+            Assert.Contains("ThrowRedisTimeout", output, StringComparison.Ordinal);
+            Assert.DoesNotContain("// ERROR", output, StringComparison.Ordinal);
+        }
+        finally
+        {
+            Directory.Delete(artifacts, recursive: true);
+        }
+    }
+}

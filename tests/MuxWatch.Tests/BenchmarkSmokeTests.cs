@@ -29,4 +29,17 @@ public sealed class BenchmarkSmokeTests
             Directory.Delete(artifacts, recursive: true);
         }
     }
+
+    [Fact]
+    public async Task The_interleaved_hook_overhead_run_prints_its_ratios()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "hook-overhead", "--rounds", "3", "--throws", "100");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info);
+
+        Assert.True(exitCode == 0, $"exit {exitCode}: {error}");
+        Assert.Contains("other exception type", output, StringComparison.Ordinal);
+        Assert.Contains("RedisTimeoutException", output, StringComparison.Ordinal);
+        Assert.Equal(2, output.Split("ratio").Length - 1);
+    }
 }

@@ -10,6 +10,7 @@ namespace MuxWatch.Timeouts;
 public sealed class RedisErrorReport
 {
     private readonly List<KeyValuePair<string, FieldValue>> _fields;
+    private readonly Dictionary<string, FieldValue> _byName;
 
     internal RedisErrorReport(
         RedisErrorKind kind,
@@ -37,6 +38,11 @@ public sealed class RedisErrorReport
         FailureType = failureType;
         Notes = notes;
         _fields = fields;
+        _byName = new Dictionary<string, FieldValue>(fields.Count, StringComparer.Ordinal);
+        foreach (var (name, value) in fields)
+        {
+            _byName.TryAdd(name, value);
+        }
     }
 
     /// <summary>Which message this is, from its header.</summary>
@@ -82,21 +88,20 @@ public sealed class RedisErrorReport
     /// <summary>The field written under <paramref name="key"/> (exact case first, then any case).</summary>
     public FieldValue? Field(string key)
     {
-        FieldValue? caseInsensitive = null;
+        if (_byName.TryGetValue(key, out var exact))
+        {
+            return exact;
+        }
+
         foreach (var (name, value) in _fields)
         {
-            if (string.Equals(name, key, StringComparison.Ordinal))
+            if (string.Equals(name, key, StringComparison.OrdinalIgnoreCase))
             {
                 return value;
             }
-
-            if (caseInsensitive is null && string.Equals(name, key, StringComparison.OrdinalIgnoreCase))
-            {
-                caseInsensitive = value;
-            }
         }
 
-        return caseInsensitive;
+        return null;
     }
 
     /// <summary>

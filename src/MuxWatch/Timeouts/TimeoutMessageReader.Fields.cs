@@ -83,7 +83,7 @@ public static partial class TimeoutMessageReader
         }
 
         // ",inst: 2" (separator without a space), but not "12,5" (decimal comma).
-        return !char.IsAsciiDigit(next) && StartsWithFieldName(text[(at + 1)..Math.Min(text.Length, at + 2 + MaxKeyLength)]);
+        return !char.IsAsciiDigit(next) && StartsWithFieldName(text.AsSpan(at + 1, Math.Min(text.Length, at + 2 + MaxKeyLength) - at - 1));
     }
 
     private static void ReadField(string token, ReportBuilder builder)

@@ -92,7 +92,7 @@ public static partial class TimeoutMessageReader
         (trimmed.StartsWith("at ", StringComparison.Ordinal) && trimmed.Contains('(', StringComparison.Ordinal))
         || trimmed.StartsWith("--- End of", StringComparison.Ordinal);
 
-    private static bool StartsWithFieldName(string line)
+    private static bool StartsWithFieldName(ReadOnlySpan<char> line)
     {
         var i = 0;
         while (i < line.Length && i <= MaxKeyLength && (char.IsAsciiLetterOrDigit(line[i]) || line[i] is '-' or '_'))
@@ -100,8 +100,8 @@ public static partial class TimeoutMessageReader
             i++;
         }
 
-        return i > 0 && i < line.Length && (line[i] == ':' || line[i] == '=') && IsFieldName(line.AsSpan(0, i))
-            && !line.AsSpan(i).StartsWith("://", StringComparison.Ordinal);
+        return i > 0 && i < line.Length && (line[i] == ':' || line[i] == '=') && IsFieldName(line[..i])
+            && !line[i..].StartsWith("://", StringComparison.Ordinal);
     }
 
     private static string RemoveThreadTheftMarker(string text, int at)

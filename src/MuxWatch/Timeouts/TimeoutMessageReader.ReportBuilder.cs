@@ -7,6 +7,7 @@ public static partial class TimeoutMessageReader
     private sealed class ReportBuilder
     {
         private readonly List<KeyValuePair<string, FieldValue>> _fields = [];
+        private readonly HashSet<string> _names = new(StringComparer.Ordinal);
         private readonly List<string> _notes = [];
         private string? _command;
         private string? _key;
@@ -43,7 +44,11 @@ public static partial class TimeoutMessageReader
                 _key = report.Key,
                 _endpoint = report.Endpoint,
             };
-            builder._fields.AddRange(report.Fields);
+            foreach (var (name, value) in report.Fields)
+            {
+                builder.AddField(name, value);
+            }
+
             builder._notes.AddRange(report.Notes);
             return builder;
         }
@@ -100,19 +105,15 @@ public static partial class TimeoutMessageReader
 
         public void AddField(string name, FieldValue value)
         {
-            foreach (var (existing, _) in _fields)
+            if (_names.Add(name))
             {
-                if (string.Equals(existing, name, StringComparison.Ordinal))
-                {
-                    return;
-                }
+                _fields.Add(new(name, value));
             }
-
-            _fields.Add(new(name, value));
         }
 
         public void SetField(string name, FieldValue value)
         {
+            _names.Add(name);
             for (var i = 0; i < _fields.Count; i++)
             {
                 if (string.Equals(_fields[i].Key, name, StringComparison.Ordinal))

@@ -150,7 +150,8 @@ public static partial class TimeoutMessageReader
         var best = (At: -1, Kind: RedisErrorKind.Unknown, Anchor: string.Empty);
         foreach (var (anchor, kind) in Headers)
         {
-            var at = text.IndexOf(anchor, StringComparison.OrdinalIgnoreCase);
+            // Ordinal: the client writes its headers in one fixed case, and this runs for every message.
+            var at = text.IndexOf(anchor, StringComparison.Ordinal);
             if (at >= 0 && (best.At < 0 || at < best.At))
             {
                 best = (at, kind, anchor);

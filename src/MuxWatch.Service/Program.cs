@@ -13,6 +13,7 @@ builder.Services.AddTimeoutsApi();
 
 var app = builder.Build();
 app.UseRequestTimeouts();
+app.UseRateLimiter();
 app.MapHealth();
 app.MapTimeoutsApi();
 

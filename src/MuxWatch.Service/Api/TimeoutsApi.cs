@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using System.Threading.RateLimiting;
 using Microsoft.Extensions.Options;
 using MuxWatch.Timeouts;
 
@@ -19,36 +20,87 @@ namespace MuxWatch.Service.Api;
 internal static class TimeoutsApi
 {
     private const int MaxJsonDepth = 8;
-    private const string PostTimeoutPolicy = "muxwatch-post";
+    private const string PostPolicy = "muxwatch-post";
     private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 
     public static IServiceCollection AddTimeoutsApi(this IServiceCollection services)
     {
-        services.AddOptions<TimeoutsApiOptions>()
-            .BindConfiguration(TimeoutsApiOptions.SectionName)
+        const string section = ApiOptions.SectionName;
+        services.AddOptions<ApiOptions>()
+            .BindConfiguration(section)
             .Validate(o => o.MaxBodyBytes is >= 1024 and <= 64 * 1024 * 1024,
-                $"{TimeoutsApiOptions.SectionName}:{nameof(TimeoutsApiOptions.MaxBodyBytes)} must be between 1024 and 67108864.")
+                $"{section}:{nameof(ApiOptions.MaxBodyBytes)} must be between 1024 and 67108864.")
             .Validate(o => o.MaxMessagesPerRequest is >= 1 and <= 1_000_000,
-                $"{TimeoutsApiOptions.SectionName}:{nameof(TimeoutsApiOptions.MaxMessagesPerRequest)} must be between 1 and 1000000.")
+                $"{section}:{nameof(ApiOptions.MaxMessagesPerRequest)} must be between 1 and 1000000.")
+            .Validate(o => o.MaxConcurrentPosts is >= 1 and <= 1024,
+                $"{section}:{nameof(ApiOptions.MaxConcurrentPosts)} must be between 1 and 1024.")
+            .Validate(o => string.IsNullOrEmpty(o.BearerToken) || o.BearerToken.Trim().Length >= 16,
+                $"{section}:{nameof(ApiOptions.BearerToken)} must be at least 16 characters when set (its value is not shown).")
             .ValidateOnStart();
+        services.AddSingleton<ApiStatistics>();
 
         // A body that drips in slowly must not hold a request open: Kestrel's minimum data rate ends the
         // slowest; this bounds the rest, reading included.
-        services.AddRequestTimeouts(options => options.AddPolicy(PostTimeoutPolicy, TimeSpan.FromSeconds(30)));
+        services.AddRequestTimeouts(options => options.AddPolicy(PostPolicy, TimeSpan.FromSeconds(30)));
+
+        // Posting faster than MuxWatch reads is refused at once (429), never queued: memory stays bounded
+        // at MaxConcurrentPosts bodies whatever the rate.
+        services.AddRateLimiter(limiter =>
+        {
+            limiter.RejectionStatusCode = StatusCodes.Status429TooManyRequests;
+            limiter.OnRejected = (context, _) =>
+            {
+                context.HttpContext.RequestServices.GetRequiredService<ApiStatistics>().CountRefusal(StatusCodes.Status429TooManyRequests);
+                context.HttpContext.Response.Headers.RetryAfter = "1";
+                return ValueTask.CompletedTask;
+            };
+            limiter.AddPolicy(PostPolicy, context => RateLimitPartition.GetConcurrencyLimiter(
+                "posts",
+                _ => new ConcurrencyLimiterOptions
+                {
+                    PermitLimit = context.RequestServices.GetRequiredService<IOptions<ApiOptions>>().Value.MaxConcurrentPosts,
+                    QueueLimit = 0,
+                }));
+        });
         return services;
     }
 
     public static IEndpointRouteBuilder MapTimeoutsApi(this IEndpointRouteBuilder endpoints)
     {
-        endpoints.MapGet("/api/timeouts", List);
-        endpoints.MapPost("/api/timeouts", PostAsync).WithRequestTimeout(PostTimeoutPolicy);
+        var api = endpoints.MapGroup("/api").AddEndpointFilter<BearerTokenFilter>();
+        api.MapGet("/timeouts", List);
+        api.MapPost("/timeouts", PostAsync).WithRequestTimeout(PostPolicy).RequireRateLimiting(PostPolicy);
+        api.MapGet("/status", Status);
         return endpoints;
     }
+
+    private static IResult Status(TimeoutRecorder recorder, RecentTimeouts recent, FirstChanceTimeoutCatcher catcher, ApiStatistics statistics) =>
+        JsonResult.Of(writer =>
+        {
+            writer.WriteStartObject();
+            writer.WriteNumber("totalRecorded", recent.TotalAdded);
+            writer.WriteStartObject("recordedByCause");
+            foreach (var cause in Enum.GetValues<TimeoutCause>())
+            {
+                writer.WriteNumber(cause.ToName(), recorder.CountOf(cause));
+            }
+
+            writer.WriteEndObject();
+            writer.WriteNumber("captureDropped", catcher.Dropped);
+            writer.WriteStartObject("postsRefused");
+            foreach (var (reason, count) in statistics.Refusals())
+            {
+                writer.WriteNumber(reason, count);
+            }
+
+            writer.WriteEndObject();
+            writer.WriteEndObject();
+        });
 
     private static IResult List(RecentTimeouts recent, int? limit)
     {
         var timeouts = recent.Newest(Math.Clamp(limit ?? 100, 0, recent.Capacity));
-        return Json(writer =>
+        return JsonResult.Of(writer =>
         {
             writer.WriteStartObject();
             writer.WriteNumber("count", timeouts.Count);
@@ -68,19 +120,35 @@ internal static class TimeoutsApi
         HttpRequest request,
         TimeoutRecorder recorder,
         TimeProvider time,
-        IOptions<TimeoutsApiOptions> options,
+        IOptions<ApiOptions> options,
+        ApiStatistics statistics,
         CancellationToken cancellationToken)
     {
-        var limits = options.Value;
+        var answer = await AnswerPostAsync(request, recorder, time, options.Value, cancellationToken).ConfigureAwait(false);
+        if (answer.Status >= 400)
+        {
+            statistics.CountRefusal(answer.Status);
+        }
+
+        return answer;
+    }
+
+    private static async Task<JsonResult> AnswerPostAsync(
+        HttpRequest request,
+        TimeoutRecorder recorder,
+        TimeProvider time,
+        ApiOptions limits,
+        CancellationToken cancellationToken)
+    {
         if (request.ContentLength > limits.MaxBodyBytes)
         {
-            return Error(StatusCodes.Status413PayloadTooLarge, $"the body is larger than {limits.MaxBodyBytes} bytes");
+            return JsonResult.Error(StatusCodes.Status413PayloadTooLarge, $"the body is larger than {limits.MaxBodyBytes} bytes");
         }
 
         var body = await ReadBoundedAsync(request.Body, limits.MaxBodyBytes, cancellationToken).ConfigureAwait(false);
         if (body is null)
         {
-            return Error(StatusCodes.Status413PayloadTooLarge, $"the body is larger than {limits.MaxBodyBytes} bytes");
+            return JsonResult.Error(StatusCodes.Status413PayloadTooLarge, $"the body is larger than {limits.MaxBodyBytes} bytes");
         }
 
         string text;
@@ -90,17 +158,17 @@ internal static class TimeoutsApi
         }
         catch (DecoderFallbackException)
         {
-            return Error(StatusCodes.Status415UnsupportedMediaType, "the body is not UTF-8 text");
+            return JsonResult.Error(StatusCodes.Status415UnsupportedMediaType, "the body is not UTF-8 text");
         }
 
         if (text.Contains('\0', StringComparison.Ordinal))
         {
-            return Error(StatusCodes.Status415UnsupportedMediaType, "the body is binary (it contains NUL characters), not text");
+            return JsonResult.Error(StatusCodes.Status415UnsupportedMediaType, "the body is binary (it contains NUL characters), not text");
         }
 
         if (string.IsNullOrWhiteSpace(text))
         {
-            return Error(StatusCodes.Status400BadRequest, "the body is empty: send one message as text, or JSON lines with a \"message\" string");
+            return JsonResult.Error(StatusCodes.Status400BadRequest, "the body is empty: send one message as text, or JSON lines with a \"message\" string");
         }
 
         var now = time.GetUtcNow();
@@ -111,18 +179,18 @@ internal static class TimeoutsApi
             var report = TimeoutMessageReader.Read(text);
             if (!LooksLikeRedisMessage(report))
             {
-                return Error(StatusCodes.Status422UnprocessableEntity, "the text is not a StackExchange.Redis timeout or connection message");
+                return JsonResult.Error(StatusCodes.Status422UnprocessableEntity, "the text is not a StackExchange.Redis timeout or connection message");
             }
 
             var observed = recorder.Record(report, now, "api");
-            return Json(writer => WriteResults(writer, [new LineResult(1, observed, null)]));
+            return JsonResult.Of(writer => WriteResults(writer, [new LineResult(1, observed, null)]));
         }
 
         var lines = text.Split('\n');
         var messageCount = lines.Count(line => !string.IsNullOrWhiteSpace(line));
         if (messageCount > limits.MaxMessagesPerRequest)
         {
-            return Error(StatusCodes.Status413PayloadTooLarge, $"the body holds {messageCount} lines; at most {limits.MaxMessagesPerRequest} are accepted per request");
+            return JsonResult.Error(StatusCodes.Status413PayloadTooLarge, $"the body holds {messageCount} lines; at most {limits.MaxMessagesPerRequest} are accepted per request");
         }
 
         var results = new List<LineResult>(messageCount);
@@ -147,10 +215,10 @@ internal static class TimeoutsApi
 
         if (results.TrueForAll(result => result.Error is not null))
         {
-            return Json(writer => WriteResults(writer, results), StatusCodes.Status400BadRequest);
+            return JsonResult.Of(writer => WriteResults(writer, results), StatusCodes.Status400BadRequest);
         }
 
-        return Json(writer => WriteResults(writer, results));
+        return JsonResult.Of(writer => WriteResults(writer, results));
     }
 
     /// <summary>A report counts as a Redis message when it has a known header or at least one field.</summary>
@@ -255,36 +323,6 @@ internal static class TimeoutsApi
 
         writer.WriteEndArray();
         writer.WriteEndObject();
-    }
-
-    private static IResult Error(int status, string reason) =>
-        Json(writer =>
-        {
-            writer.WriteStartObject();
-            writer.WriteString("error", reason);
-            writer.WriteEndObject();
-        }, status);
-
-    private static IResult Json(Action<Utf8JsonWriter> write, int status = StatusCodes.Status200OK)
-    {
-        var buffer = new ArrayBufferWriter<byte>();
-        using (var writer = new Utf8JsonWriter(buffer, TimeoutJson.WriterOptions))
-        {
-            write(writer);
-        }
-
-        return new JsonBytesResult(buffer.WrittenMemory, status);
-    }
-
-    private sealed class JsonBytesResult(ReadOnlyMemory<byte> body, int status) : IResult
-    {
-        public async Task ExecuteAsync(HttpContext httpContext)
-        {
-            httpContext.Response.StatusCode = status;
-            httpContext.Response.ContentType = "application/json; charset=utf-8";
-            httpContext.Response.ContentLength = body.Length;
-            await httpContext.Response.Body.WriteAsync(body, httpContext.RequestAborted).ConfigureAwait(false);
-        }
     }
 
     private sealed record LineResult(int Line, ObservedTimeout? Observed, string? Error);

@@ -1,0 +1,33 @@
+namespace MuxWatch.Service.Api;
+
+/// <summary>What the API refused, by reason, for <c>GET /api/status</c>: refusals are never silent.</summary>
+internal sealed class ApiStatistics
+{
+    private long _tooLarge;
+    private long _notText;
+    private long _empty;
+    private long _unreadable;
+    private long _busy;
+
+    public void CountRefusal(int status)
+    {
+        switch (status)
+        {
+            case StatusCodes.Status413PayloadTooLarge: Interlocked.Increment(ref _tooLarge); break;
+            case StatusCodes.Status415UnsupportedMediaType: Interlocked.Increment(ref _notText); break;
+            case StatusCodes.Status400BadRequest: Interlocked.Increment(ref _empty); break;
+            case StatusCodes.Status422UnprocessableEntity: Interlocked.Increment(ref _unreadable); break;
+            case StatusCodes.Status429TooManyRequests: Interlocked.Increment(ref _busy); break;
+            default: break;
+        }
+    }
+
+    public IReadOnlyList<KeyValuePair<string, long>> Refusals() =>
+    [
+        new("too-large", Interlocked.Read(ref _tooLarge)),
+        new("not-text", Interlocked.Read(ref _notText)),
+        new("empty-or-invalid", Interlocked.Read(ref _empty)),
+        new("not-a-redis-message", Interlocked.Read(ref _unreadable)),
+        new("busy", Interlocked.Read(ref _busy)),
+    ];
+}

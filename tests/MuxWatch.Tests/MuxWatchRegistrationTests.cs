@@ -31,6 +31,8 @@ public sealed class MuxWatchRegistrationTests
     [InlineData("RecentTimeoutCapacity", "100001")]
     [InlineData("CaptureQueueCapacity", "0")]
     [InlineData("CaptureQueueCapacity", "-5")]
+    [InlineData("TimeoutLogInterval", "-00:00:01")]
+    [InlineData("TimeoutLogInterval", "02:00:00")]
     public async Task An_invalid_setting_stops_start_up_naming_the_setting(string setting, string value)
     {
         var builder = Host.CreateApplicationBuilder();

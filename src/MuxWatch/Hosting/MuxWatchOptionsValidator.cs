@@ -18,6 +18,11 @@ internal sealed class MuxWatchOptionsValidator : IValidateOptions<MuxWatchOption
             failures.Add($"{MuxWatchOptions.SectionName}:{nameof(MuxWatchOptions.CaptureQueueCapacity)} must be between 1 and 1000000 (was {options.CaptureQueueCapacity}).");
         }
 
+        if (options.TimeoutLogInterval < TimeSpan.Zero || options.TimeoutLogInterval > TimeSpan.FromHours(1))
+        {
+            failures.Add($"{MuxWatchOptions.SectionName}:{nameof(MuxWatchOptions.TimeoutLogInterval)} must be between 00:00:00 and 01:00:00 (was {options.TimeoutLogInterval}).");
+        }
+
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 }

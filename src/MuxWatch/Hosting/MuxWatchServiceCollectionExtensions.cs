@@ -32,6 +32,7 @@ public static class MuxWatchServiceCollectionExtensions
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton(sp => new RecentTimeouts(sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.RecentTimeoutCapacity));
         services.TryAddSingleton<TimeoutRecorder>();
+        services.TryAddSingleton<TimeoutLogWriter>();
         services.TryAddSingleton(sp => new FirstChanceTimeoutCatcher(
             sp.GetRequiredService<TimeProvider>(),
             sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.CaptureQueueCapacity));

@@ -6,12 +6,13 @@ using MuxWatch.Timeouts;
 namespace MuxWatch.Hosting;
 
 /// <summary>
-/// Starts the first-chance catcher and reads what it caught: each exception is read, diagnosed and
-/// recorded off the app's threads.
+/// Starts the first-chance catcher and reads what it caught: each exception is read, diagnosed,
+/// recorded and logged off the app's threads.
 /// </summary>
 internal sealed partial class TimeoutCaptureService(
     FirstChanceTimeoutCatcher catcher,
     TimeoutRecorder recorder,
+    TimeoutLogWriter logWriter,
     IOptions<MuxWatchOptions> options,
     ILogger<TimeoutCaptureService> logger) : BackgroundService
 {
@@ -30,7 +31,7 @@ internal sealed partial class TimeoutCaptureService(
                 try
                 {
                     var observed = recorder.Record(TimeoutMessageReader.Read(caught.Exception), caught.Time, "first-chance", threadPool: caught.ThreadPool);
-                    LogCaught(logger, observed.Report.Command ?? "unknown", observed.Endpoint, observed.Diagnosis.Cause);
+                    logWriter.Write(observed);
                 }
 #pragma warning disable CA1031 // one unreadable exception must not stop the capture of the next
                 catch (Exception ex)
@@ -50,9 +51,6 @@ internal sealed partial class TimeoutCaptureService(
         catcher.Dispose();
         base.Dispose();
     }
-
-    [LoggerMessage(EventId = 1, Level = LogLevel.Debug, Message = "Redis timeout caught: {Command} on {Endpoint}, cause {Cause}")]
-    private static partial void LogCaught(ILogger logger, string command, string endpoint, TimeoutCause cause);
 
     [LoggerMessage(EventId = 2, Level = LogLevel.Warning, Message = "A caught Redis exception could not be recorded ({Reason})")]
     private static partial void LogFailed(ILogger logger, string reason);

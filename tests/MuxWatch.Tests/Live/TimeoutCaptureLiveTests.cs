@@ -20,6 +20,7 @@ namespace MuxWatch.Tests.Live;
 /// </remarks>
 public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
 {
+    private readonly CollectingLoggerProvider _logs = new();
     private RedisServer _server = null!;
     private IHost _host = null!;
 
@@ -31,7 +32,7 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
     {
         _server = await RedisServer.StartAsync();
         var builder = Host.CreateApplicationBuilder();
-        builder.Logging.ClearProviders();
+        builder.Logging.ClearProviders().AddProvider(_logs);
         builder.Services.AddMuxWatch();
         _host = builder.Build();
         await _host.StartAsync();
@@ -41,6 +42,7 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
     {
         await _host.StopAsync();
         _host.Dispose();
+        _logs.Dispose();
         await _server.DisposeAsync();
     }
 
@@ -62,6 +64,9 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
         Assert.Equal("GET", timeout.Report.Command);
         Assert.Equal("first-chance", timeout.Source);
         Assert.True(timeout.Report.Number("qs") >= 1);
+        await Eventually.UntilAsync(
+            () => _logs.Lines.Any(line => line.Level == LogLevel.Warning && line.Text.Contains($"Redis timeout on {_server.EndPoint} (GET): cause server-stall", StringComparison.Ordinal)),
+            "the diagnosis to be written to the app's log");
     }
 
     [Fact]

@@ -66,16 +66,49 @@ public sealed class TimeoutMessageReaderHostileInputTests
         Assert.InRange(report.Fields.Count, 1, 200);
     }
 
+    /// <summary>Inputs shaped to make a careless reader quadratic or hungry; each must stay within the allocation bound.</summary>
+    public static TheoryData<string> Pathological() => new()
+    {
+        "Timeout performing GET k" + string.Concat(Enumerable.Repeat(" (", 20_000)),
+        "qs: 1, x: " + string.Concat(Enumerable.Repeat("(a=1,", 8_000)),
+        "x: " + string.Concat(Enumerable.Repeat(" (", 20_000)),
+        string.Concat(Enumerable.Repeat("Exception", 4_000)) + " Timeout performing GET k (1ms)",
+        new string(',', 40_000),
+        string.Concat(Enumerable.Repeat("a:", 20_000)),
+        string.Concat(Enumerable.Repeat("qs: 1\n", 8_000)),
+        string.Concat(Enumerable.Repeat("WOR\n", 10_000)),
+        "The message timed out in the backlog" + string.Concat(Enumerable.Repeat(" (1", 10_000)),
+        "No connection is active/available to service this operation: " + new string('x', 40_000),
+    };
+
+    [Theory]
+    [MemberData(nameof(Pathological))]
+    public void Pathological_input_is_read_within_the_allocation_bound(string input)
+    {
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        var report = TimeoutMessageReader.Read(input);
+        TimeoutDiagnoser.Diagnose(report);
+        var allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+        Assert.True(allocated < MaxAllocatedBytesPerMessage, $"{allocated} bytes allocated");
+    }
+
+    private const long MaxAllocatedBytesPerMessage = 16 * 1024 * 1024;
+
     [Fact]
     public void Random_bytes_and_mutated_real_messages_never_throw()
     {
+        // MUXWATCH_FUZZ_ITERATIONS raises the budget for a longer run by hand; the seed keeps a failure reproducible.
+        var iterations = int.TryParse(Environment.GetEnvironmentVariable("MUXWATCH_FUZZ_ITERATIONS"), out var configured) ? configured : 5_000;
         var random = new Random(20261122);
         var corpus = LoadCorpusMessages();
-        for (var i = 0; i < 5_000; i++)
+        for (var i = 0; i < iterations; i++)
         {
             var input = i % 2 == 0 ? RandomText(random) : Mutate(corpus[random.Next(corpus.Count)], random);
+            var before = GC.GetAllocatedBytesForCurrentThread();
             var report = TimeoutMessageReader.Read(input);
             var diagnosis = TimeoutDiagnoser.Diagnose(report);
+            Assert.True(GC.GetAllocatedBytesForCurrentThread() - before < MaxAllocatedBytesPerMessage, $"input {i} allocated without bound");
 
             Assert.NotEmpty(diagnosis.Causes);
             Assert.True(report.Fields.Count <= 200);

@@ -3,6 +3,12 @@ namespace MuxWatch.Timeouts;
 /// <content>Splitting the field list into <c>key: value</c> fields, tuples kept whole.</content>
 public static partial class TimeoutMessageReader
 {
+    /// <summary>The longest tuple searched for, such as <c>(Threads=9,QueuedItems=0,CompletedItems=123456,Timers=12)</c> with spaces.</summary>
+    private const int MaxTupleChars = 256;
+
+    /// <summary>How the client's help-link tail starts, in 1.x/2.x and in 3.x.</summary>
+    private static readonly string[] HelpLinkAnchors = [" (Please take a look", "(Please take a look", " (see http"];
+
     /// <summary>
     /// Splits the field list at top-level commas and semicolons that are followed by a space or by a
     /// <c>key:</c>; a comma between digits (a decimal comma) or inside a tuple does not split.
@@ -18,7 +24,8 @@ public static partial class TimeoutMessageReader
             {
                 // Skip to the ')' only when everything up to it is Name=Value parts: an unbalanced '('
                 // must not swallow the fields after it.
-                var close = rest.IndexOf(')', i);
+                // Tuples are short; looking only so far ahead keeps many unclosed '(' linear.
+                var close = rest.IndexOf(')', i, Math.Min(MaxTupleChars, rest.Length - i));
                 if (close > 0 && IsTupleBody(rest.AsSpan(i + 1, close - i - 1)))
                 {
                     i = close + 1;
@@ -114,18 +121,16 @@ public static partial class TimeoutMessageReader
     /// <summary>Removes the trailing <c>(Please take a look at this article ...)</c> or <c>(see https://... )</c>.</summary>
     private static string StripHelpLink(string token)
     {
-        var open = token.IndexOf(" (", StringComparison.Ordinal);
-        while (open >= 0)
+        var cut = -1;
+        foreach (var anchor in HelpLinkAnchors)
         {
-            var tail = token.AsSpan(open);
-            if (tail.Contains("http", StringComparison.OrdinalIgnoreCase) || tail.Contains("Please take a look", StringComparison.OrdinalIgnoreCase))
+            var at = token.IndexOf(anchor, StringComparison.OrdinalIgnoreCase);
+            if (at >= 0 && (cut < 0 || at < cut))
             {
-                return token[..open].TrimEnd();
+                cut = at;
             }
-
-            open = token.IndexOf(" (", open + 2, StringComparison.Ordinal);
         }
 
-        return token;
+        return cut < 0 ? token : token[..cut].TrimEnd();
     }
 }

@@ -3,6 +3,9 @@ namespace MuxWatch.Timeouts;
 /// <content>Reading each header form: where the command, key and timeout are, and where the fields start.</content>
 public static partial class TimeoutMessageReader
 {
+    /// <summary>The longest " (5000ms)" label searched for: a space, parentheses, digits and "ms".</summary>
+    private const int MaxTimeoutLabelChars = 24;
+
     /// <summary>Finds <c>SocketFailure on host:port/Interactive</c> style connection-failure headers.</summary>
     private static bool TryFindConnectionFailureHeader(string text, out int at)
     {
@@ -47,7 +50,8 @@ public static partial class TimeoutMessageReader
                 break;
             }
 
-            var close = remainder.IndexOf("ms)", open, StringComparison.Ordinal);
+            // "(5000ms)" is short: look only a few characters ahead, so many " (" cost linear time.
+            var close = remainder.IndexOf("ms)", open, Math.Min(MaxTimeoutLabelChars, remainder.Length - open), StringComparison.Ordinal);
             if (close > open && FieldValue.ParseNumber(remainder[(open + 2)..close]) is { } ms
                 && (close + 3 == remainder.Length || remainder[close + 3] is ',' or ';' or ' '))
             {
@@ -106,7 +110,7 @@ public static partial class TimeoutMessageReader
         var timeoutOpen = header.IndexOf(" (", StringComparison.Ordinal);
         if (timeoutOpen >= 0)
         {
-            var timeoutClose = header.IndexOf("ms)", timeoutOpen, StringComparison.Ordinal);
+            var timeoutClose = header.IndexOf("ms)", timeoutOpen, Math.Min(MaxTimeoutLabelChars, header.Length - timeoutOpen), StringComparison.Ordinal);
             if (timeoutClose > 0 && FieldValue.ParseNumber(header[(timeoutOpen + 2)..timeoutClose]) is { } ms)
             {
                 builder.TimeoutMilliseconds = ms;

@@ -174,7 +174,7 @@ public static partial class TimeoutMessageReader
         {
             var stop = end + "Exception".Length;
             var start = end;
-            while (start > 0 && (char.IsAsciiLetterOrDigit(prefix[start - 1]) || prefix[start - 1] is '.' or '_'))
+            while (start > 0 && end - start < 120 && (char.IsAsciiLetterOrDigit(prefix[start - 1]) || prefix[start - 1] is '.' or '_'))
             {
                 start--;
             }

@@ -91,7 +91,7 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
     public async Task Thread_pool_starvation_in_an_app_is_caught_as_starvation()
     {
         // The app starves its own pool in a child process, so this test host stays healthy.
-        var (exitCode, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.StarvedApp", _server.EndPoint));
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.TestApp", "starve", _server.EndPoint));
 
         Assert.True(exitCode == 0, $"the app did not see a timeout (exit {exitCode}): {error}");
         var timeouts = output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement).ToList();

@@ -1,0 +1,124 @@
+// Usage:
+//   MuxWatch.TestApp starve <host:port>   starve the pool until a real GET times out; print each recorded timeout as a JSON line
+//   MuxWatch.TestApp storm <count>        throw <count> distinct RedisTimeoutExceptions on 4 threads; print what MuxWatch accounted for
+using System.Reflection;
+using System.Text.Json;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using MuxWatch.Timeouts;
+using StackExchange.Redis;
+
+var builder = Host.CreateApplicationBuilder();
+builder.Logging.ClearProviders(); // standard output carries only the JSON
+builder.Configuration["MuxWatch:RecentTimeoutCapacity"] = "100";
+builder.Configuration["MuxWatch:CaptureQueueCapacity"] = "500";
+builder.Services.AddMuxWatch();
+using var host = builder.Build();
+await host.StartAsync();
+
+var exitCode = args switch
+{
+    ["starve", var endpoint] => await StarveAsync(host.Services, endpoint),
+    ["storm", var count] when int.TryParse(count, out var n) && n > 0 => await StormAsync(host.Services, n),
+    _ => 2,
+};
+await host.StopAsync();
+return exitCode;
+
+static async Task<int> StarveAsync(IServiceProvider services, string endpoint)
+{
+    using var redis = await ConnectionMultiplexer.ConnectAsync($"{endpoint},syncTimeout=1000");
+    var db = redis.GetDatabase();
+    db.StringSet("muxwatch:starved", "value");
+
+    // Far more blocking work items than the pool's minimum. Replies from Redis are processed on pool
+    // threads, so a synchronous GET now waits for a thread that does not come.
+    using var release = new ManualResetEventSlim();
+    for (var i = 0; i < 300; i++)
+    {
+        ThreadPool.UnsafeQueueUserWorkItem(_ => release.Wait(), null);
+    }
+
+    var timedOut = false;
+    var caller = new Thread(() =>
+    {
+        for (var attempt = 0; attempt < 20 && !timedOut; attempt++)
+        {
+            try
+            {
+                db.StringGet("muxwatch:starved");
+            }
+            catch (RedisTimeoutException)
+            {
+                timedOut = true;
+            }
+        }
+    });
+    caller.Start();
+    caller.Join();
+    release.Set();
+
+    var recent = services.GetRequiredService<RecentTimeouts>();
+    await WaitAsync(() => !timedOut || recent.TotalAdded > 0);
+    using var stdout = Console.OpenStandardOutput();
+    foreach (var timeout in recent.Newest())
+    {
+        using (var writer = new Utf8JsonWriter(stdout, TimeoutJson.WriterOptions))
+        {
+            TimeoutJson.WriteObserved(writer, timeout);
+        }
+
+        stdout.Write("\n"u8);
+    }
+
+    return timedOut ? 0 : 3;
+}
+
+static async Task<int> StormAsync(IServiceProvider services, int count)
+{
+    var constructor = typeof(RedisTimeoutException).GetConstructor(
+        BindingFlags.Instance | BindingFlags.NonPublic, [typeof(string), typeof(CommandStatus)])!;
+    var thrown = 0;
+    var threads = Enumerable.Range(0, 4).Select(t => new Thread(() =>
+    {
+        for (var i = t; i < count; i += 4)
+        {
+            var message = $"Timeout performing GET storm:{i} (5000ms), inst: 0, qu: 0, qs: {1 + (i % 50)}, in: 0, serverEndpoint: 10.9.{i % 200}.1:6379";
+            try
+            {
+                throw (RedisTimeoutException)constructor.Invoke([message, CommandStatus.Sent]);
+            }
+            catch (RedisTimeoutException)
+            {
+                Interlocked.Increment(ref thrown);
+            }
+        }
+    })).ToList();
+    threads.ForEach(thread => thread.Start());
+    threads.ForEach(thread => thread.Join());
+
+    var recorder = services.GetRequiredService<TimeoutRecorder>();
+    var recent = services.GetRequiredService<RecentTimeouts>();
+    var catcher = services.GetRequiredService<FirstChanceTimeoutCatcher>();
+    await WaitAsync(() => recent.TotalAdded + catcher.Dropped >= thrown);
+    Console.WriteLine(JsonSerializer.Serialize(new
+    {
+        thrown,
+        recorded = recent.TotalAdded,
+        dropped = catcher.Dropped,
+        kept = recent.Newest().Count,
+        serverStall = recorder.CountOf(TimeoutCause.ServerStall),
+        workingSetBytes = Environment.WorkingSet,
+    }));
+    return 0;
+}
+
+static async Task WaitAsync(Func<bool> condition)
+{
+    var deadline = DateTime.UtcNow.AddSeconds(30);
+    while (!condition() && DateTime.UtcNow < deadline)
+    {
+        await Task.Delay(20);
+    }
+}

@@ -10,6 +10,7 @@ install_prerequisites() {
   local missing=()
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
+  command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
   if [ ${#missing[@]} -eq 0 ]; then return 0; fi
   log "installing ${missing[*]} from Debian's packages"
   local sudo=""
@@ -21,7 +22,7 @@ if ! command -v dotnet >/dev/null 2>&1; then
   log "the .NET SDK is required (see global.json)"; echo "0 passed, 1 failed"; exit 1
 fi
 if ! install_prerequisites; then
-  log "could not install redis-server"; echo "0 passed, 1 failed"; exit 1
+  log "could not install the test prerequisites"; echo "0 passed, 1 failed"; exit 1
 fi
 
 configuration="${CONFIGURATION:-Release}"

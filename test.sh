@@ -11,6 +11,8 @@ install_prerequisites() {
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
   command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+  command -v node >/dev/null 2>&1 || missing+=(nodejs)
+  command -v npm >/dev/null 2>&1 || missing+=(npm)
   if [ ${#missing[@]} -eq 0 ]; then return 0; fi
   log "installing ${missing[*]} from Debian's packages"
   local sudo=""
@@ -23,6 +25,11 @@ if ! command -v dotnet >/dev/null 2>&1; then
 fi
 if ! install_prerequisites; then
   log "could not install the test prerequisites"; echo "0 passed, 1 failed"; exit 1
+fi
+
+log "installing the dashboard schema checker (npm ci)"
+if ! (cd dashboards/schema-check && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+  log "npm ci failed in dashboards/schema-check"; echo "0 passed, 1 failed"; exit 1
 fi
 
 configuration="${CONFIGURATION:-Release}"

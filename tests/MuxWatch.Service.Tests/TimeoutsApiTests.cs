@@ -67,6 +67,23 @@ public sealed class TimeoutsApiTests : IClassFixture<ServiceFixture>
         Assert.Contains("message", results[3].GetProperty("error").GetString(), StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task A_password_posted_with_a_message_appears_in_no_answer_list_or_log()
+    {
+        const string secret = "hunter2-do-not-show";
+        var message = $"connect cache:6380,password={secret},user=app-{secret} then: Timeout performing GET k (5000ms), qs: 2, in: 0, serverEndpoint: rediss://app:{secret}@cache:6380";
+
+        using var posted = await Client.PostAsync(Timeouts, new StringContent(message, Encoding.UTF8, "text/plain"));
+        var answer = await posted.Content.ReadAsStringAsync();
+        using var listed = await Client.GetAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative));
+        var list = await listed.Content.ReadAsStringAsync();
+
+        Assert.Equal(HttpStatusCode.OK, posted.StatusCode);
+        Assert.DoesNotContain(secret, answer, StringComparison.Ordinal);
+        Assert.DoesNotContain(secret, list, StringComparison.Ordinal);
+        Assert.DoesNotContain(secret, _fixture.Service.Output, StringComparison.Ordinal);
+    }
+
     public static TheoryData<string, byte[], string, HttpStatusCode> BadBodies() => new()
     {
         { "empty", [], "text/plain", HttpStatusCode.BadRequest },

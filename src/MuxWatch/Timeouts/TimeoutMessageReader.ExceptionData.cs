@@ -70,7 +70,7 @@ public static partial class TimeoutMessageReader
                 continue;
             }
 
-            var value = Convert.ToString(entry.Value, CultureInfo.InvariantCulture) ?? string.Empty;
+            var value = SecretRedactor.Redact(Convert.ToString(entry.Value, CultureInfo.InvariantCulture) ?? string.Empty);
             if (string.Equals(key, "redis-command", StringComparison.OrdinalIgnoreCase))
             {
                 var space = value.IndexOf(' ', StringComparison.Ordinal);

@@ -107,7 +107,7 @@ public static partial class TimeoutMessageReader
             input = input[..MaxInputChars];
         }
 
-        var text = Normalize(input);
+        var text = SecretRedactor.Redact(Normalize(input));
         var builder = new ReportBuilder { Text = text.Length > MaxKeptTextChars ? text[..MaxKeptTextChars] : text };
 
         const string theftMarker = "possible thread-theft indicated";

@@ -7,6 +7,7 @@ WORKDIR /src
 # Restore as its own layer: it is re-run only when a project file or the central versions change.
 COPY global.json Directory.Build.props Directory.Packages.props ./
 COPY src/MuxWatch/MuxWatch.csproj src/MuxWatch/
+COPY src/MuxWatch.AspNetCore/MuxWatch.AspNetCore.csproj src/MuxWatch.AspNetCore/
 COPY src/MuxWatch.Service/MuxWatch.Service.csproj src/MuxWatch.Service/
 RUN dotnet restore src/MuxWatch.Service/MuxWatch.Service.csproj
 COPY .editorconfig ./

@@ -24,17 +24,21 @@ public sealed partial class ContainerBuildTests
             // (a file the Dockerfile forgets to copy fails here as it would in the image), and the
             // repository's own build output is left alone for the tests running beside this one.
             var buildStage = dockerfile[..dockerfile.IndexOf("AS runtime", StringComparison.Ordinal)];
-            foreach (Match copy in CopyLines().Matches(buildStage))
+            foreach (Match instruction in BuildInstructions().Matches(buildStage))
             {
-                var parts = copy.Groups["args"].Value.Split(' ', StringSplitOptions.RemoveEmptyEntries);
-                foreach (var source in parts[..^1])
+                // In order, as Docker runs them: the restore layer must work with only what was copied before it.
+                if (instruction.Groups["copy"].Success)
                 {
-                    CopyIntoContext(source, parts[^1], context);
-                }
-            }
+                    var parts = instruction.Groups["copy"].Value.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+                    foreach (var source in parts[..^1])
+                    {
+                        CopyIntoContext(source, parts[^1], context);
+                    }
 
-            foreach (var command in RunCommands().Matches(buildStage).Select(m => m.Groups["command"].Value))
-            {
+                    continue;
+                }
+
+                var command = instruction.Groups["command"].Value;
                 var arguments = command.Split(' ', StringSplitOptions.RemoveEmptyEntries)
                     .Select(a => a == "/app" ? output : a).ToArray();
                 Assert.Equal("dotnet", arguments[0]);
@@ -118,11 +122,8 @@ public sealed partial class ContainerBuildTests
         Assert.Matches(@"(?m)^ENV Urls=http://\+:9401\s*$", dockerfile);
     }
 
-    [GeneratedRegex(@"(?m)^COPY (?!--from)(?<args>.+)$")]
-    private static partial Regex CopyLines();
-
-    [GeneratedRegex(@"(?m)^RUN (?<command>dotnet (restore|publish) .+)$")]
-    private static partial Regex RunCommands();
+    [GeneratedRegex(@"(?m)^(?:COPY (?!--from)(?<copy>.+)|RUN (?<command>dotnet (?:restore|publish) .+))$")]
+    private static partial Regex BuildInstructions();
 
     [GeneratedRegex(@"(?m)^ENTRYPOINT (?<json>\[.+\])\s*$")]
     private static partial Regex Entrypoint();

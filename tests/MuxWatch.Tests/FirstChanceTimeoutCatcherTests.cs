@@ -1,4 +1,5 @@
 using System.Runtime.ExceptionServices;
+using MuxWatch.Testing;
 using MuxWatch.Timeouts;
 
 namespace MuxWatch.Tests;

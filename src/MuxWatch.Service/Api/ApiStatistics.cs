@@ -1,7 +1,10 @@
+using System.Text.Json;
+using MuxWatch.AspNetCore;
+
 namespace MuxWatch.Service.Api;
 
-/// <summary>What the API refused, by reason, for <c>GET /api/status</c>: refusals are never silent.</summary>
-internal sealed class ApiStatistics
+/// <summary>What the API refused, by reason, shown as <c>postsRefused</c> in <c>GET /api/status</c>: refusals are never silent.</summary>
+internal sealed class ApiStatistics : IMuxWatchStatusSection
 {
     private long _tooLarge;
     private long _notText;
@@ -20,6 +23,19 @@ internal sealed class ApiStatistics
             case StatusCodes.Status429TooManyRequests: Interlocked.Increment(ref _busy); break;
             default: break;
         }
+    }
+
+    public string Name => "postsRefused";
+
+    public void WriteValue(Utf8JsonWriter writer)
+    {
+        writer.WriteStartObject();
+        foreach (var (reason, count) in Refusals())
+        {
+            writer.WriteNumber(reason, count);
+        }
+
+        writer.WriteEndObject();
     }
 
     public IReadOnlyList<KeyValuePair<string, long>> Refusals() =>

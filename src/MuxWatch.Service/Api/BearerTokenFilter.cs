@@ -1,6 +1,7 @@
 using System.Security.Cryptography;
 using System.Text;
 using Microsoft.Extensions.Options;
+using MuxWatch.AspNetCore;
 
 namespace MuxWatch.Service.Api;
 

@@ -4,6 +4,7 @@ using System.Text;
 using System.Text.Json;
 using System.Threading.RateLimiting;
 using Microsoft.Extensions.Options;
+using MuxWatch.AspNetCore;
 using MuxWatch.Timeouts;
 
 namespace MuxWatch.Service.Api;
@@ -38,6 +39,7 @@ internal static class TimeoutsApi
                 $"{section}:{nameof(ApiOptions.BearerToken)} must be at least 16 characters when set (its value is not shown).")
             .ValidateOnStart();
         services.AddSingleton<ApiStatistics>();
+        services.AddSingleton<IMuxWatchStatusSection>(sp => sp.GetRequiredService<ApiStatistics>());
 
         // A body that drips in slowly must not hold a request open: Kestrel's minimum data rate ends the
         // slowest; this bounds the rest, reading included.
@@ -67,53 +69,11 @@ internal static class TimeoutsApi
 
     public static IEndpointRouteBuilder MapTimeoutsApi(this IEndpointRouteBuilder endpoints)
     {
-        var api = endpoints.MapGroup("/api").AddEndpointFilter<BearerTokenFilter>();
-        api.MapGet("/timeouts", List);
+        // GET /api/timeouts and /api/status are MuxWatch's own endpoints, as an app serves them in-process;
+        // the sidecar adds POST, and the token guards the whole group.
+        var api = endpoints.MapMuxWatchApi("/api").AddEndpointFilter<BearerTokenFilter>();
         api.MapPost("/timeouts", PostAsync).WithRequestTimeout(PostPolicy).RequireRateLimiting(PostPolicy);
-        api.MapGet("/status", Status);
         return endpoints;
-    }
-
-    private static IResult Status(TimeoutRecorder recorder, RecentTimeouts recent, FirstChanceTimeoutCatcher catcher, ApiStatistics statistics) =>
-        JsonResult.Of(writer =>
-        {
-            writer.WriteStartObject();
-            writer.WriteNumber("totalRecorded", recent.TotalAdded);
-            writer.WriteStartObject("recordedByCause");
-            foreach (var cause in Enum.GetValues<TimeoutCause>())
-            {
-                writer.WriteNumber(cause.ToName(), recorder.CountOf(cause));
-            }
-
-            writer.WriteEndObject();
-            writer.WriteNumber("captureDropped", catcher.Dropped);
-            writer.WriteStartObject("postsRefused");
-            foreach (var (reason, count) in statistics.Refusals())
-            {
-                writer.WriteNumber(reason, count);
-            }
-
-            writer.WriteEndObject();
-            writer.WriteEndObject();
-        });
-
-    private static IResult List(RecentTimeouts recent, int? limit)
-    {
-        var timeouts = recent.Newest(Math.Clamp(limit ?? 100, 0, recent.Capacity));
-        return JsonResult.Of(writer =>
-        {
-            writer.WriteStartObject();
-            writer.WriteNumber("count", timeouts.Count);
-            writer.WriteNumber("totalRecorded", recent.TotalAdded);
-            writer.WriteStartArray("timeouts");
-            foreach (var timeout in timeouts)
-            {
-                TimeoutJson.WriteObserved(writer, timeout);
-            }
-
-            writer.WriteEndArray();
-            writer.WriteEndObject();
-        });
     }
 
     private static async Task<IResult> PostAsync(

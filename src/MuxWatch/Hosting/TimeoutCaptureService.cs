@@ -16,6 +16,20 @@ internal sealed partial class TimeoutCaptureService(
     IOptions<MuxWatchOptions> options,
     ILogger<TimeoutCaptureService> logger) : BackgroundService
 {
+    /// <summary>
+    /// Subscribes before the host reports started (ExecuteAsync may begin later, on another thread),
+    /// so a timeout thrown right after start-up is not missed.
+    /// </summary>
+    public override Task StartAsync(CancellationToken cancellationToken)
+    {
+        if (options.Value.CaptureFirstChanceExceptions)
+        {
+            catcher.Start();
+        }
+
+        return base.StartAsync(cancellationToken);
+    }
+
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)
     {
         if (!options.Value.CaptureFirstChanceExceptions)
@@ -23,7 +37,6 @@ internal sealed partial class TimeoutCaptureService(
             return;
         }
 
-        catcher.Start();
         try
         {
             await foreach (var caught in catcher.ReadAllAsync(stoppingToken).ConfigureAwait(false))

@@ -1,8 +1,9 @@
 using System.Buffers;
 using System.Text.Json;
+using Microsoft.AspNetCore.Http;
 using MuxWatch.Timeouts;
 
-namespace MuxWatch.Service.Api;
+namespace MuxWatch.AspNetCore;
 
 /// <summary>A JSON answer written with <see cref="Utf8JsonWriter"/>, so field values keep their JSON types exactly.</summary>
 internal sealed class JsonResult(ReadOnlyMemory<byte> body, int status) : IResult

@@ -1,14 +1,15 @@
 using System.Reflection;
 using StackExchange.Redis;
 
-namespace MuxWatch.Tests;
+namespace MuxWatch.Testing;
 
 /// <summary>
 /// Real StackExchange.Redis exception objects for tests that need the real types without a server
 /// (their constructors are internal; the integration tests get them from real timeouts).
 /// </summary>
-internal static class RealRedisExceptions
+public static class RealRedisExceptions
 {
+    /// <summary>A real <see cref="RedisTimeoutException"/> with <paramref name="message"/>.</summary>
     public static RedisTimeoutException Timeout(string message) =>
         (RedisTimeoutException)Activator.CreateInstance(
             typeof(RedisTimeoutException),

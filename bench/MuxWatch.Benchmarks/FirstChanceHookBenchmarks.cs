@@ -1,4 +1,3 @@
-using System.Reflection;
 using BenchmarkDotNet.Attributes;
 using MuxWatch.Timeouts;
 using StackExchange.Redis;
@@ -71,19 +70,11 @@ public class FirstChanceHookBenchmarks
     {
         try
         {
-            throw NewTimeout();
+            throw RedisExceptions.Timeout();
         }
         catch (RedisTimeoutException ex)
         {
             return ex.HResult;
         }
     }
-
-    private static RedisTimeoutException NewTimeout() =>
-        (RedisTimeoutException)Activator.CreateInstance(
-            typeof(RedisTimeoutException),
-            BindingFlags.Instance | BindingFlags.NonPublic,
-            binder: null,
-            args: ["Timeout performing GET k (5000ms), qs: 1, in: 0", CommandStatus.Sent],
-            culture: null)!;
 }

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Reflection;
 using MuxWatch.Timeouts;
 using StackExchange.Redis;
 
@@ -17,7 +16,7 @@ internal static class HookOverhead
     {
         var rounds = IntOption(args, "--rounds", 21);
         var throws = IntOption(args, "--throws", 20_000);
-        var timeout = NewTimeout();
+        var timeout = RedisExceptions.Timeout();
 
         Console.WriteLine($"hook-overhead: {rounds} rounds of {throws} throws per variant, interleaved");
         Report("other exception type", rounds, throws, () => ThrowOther());
@@ -116,14 +115,6 @@ internal static class HookOverhead
         {
         }
     }
-
-    private static RedisTimeoutException NewTimeout() =>
-        (RedisTimeoutException)Activator.CreateInstance(
-            typeof(RedisTimeoutException),
-            BindingFlags.Instance | BindingFlags.NonPublic,
-            binder: null,
-            args: ["Timeout performing GET k (5000ms), qs: 1, in: 0", CommandStatus.Sent],
-            culture: null)!;
 
     private static double Median(List<double> values)
     {

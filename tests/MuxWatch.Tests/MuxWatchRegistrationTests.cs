@@ -46,6 +46,20 @@ public sealed class MuxWatchRegistrationTests
         Assert.Contains($"MuxWatch:{setting}", error.Message, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("Timeout awaiting response (outbound=0KiB, inbound=0KiB, 5023ms elapsed, timeout is 5000ms), command=GET, qs: 1", 5023)]
+    [InlineData("Timeout performing GET k (2000ms), qs: 1, in: 0", 2000)]
+    [InlineData("Timeout performing GET k, inst: 0, queue: 1, qu: 0, qs: 1", null)]
+    public void The_waiting_window_comes_from_the_elapsed_or_timeout_figure(string message, int? waitedMilliseconds)
+    {
+        var report = TimeoutMessageReader.Read(message);
+        var at = DateTimeOffset.Parse("2026-11-22T12:00:00Z", System.Globalization.CultureInfo.InvariantCulture);
+
+        var observed = new ObservedTimeout(at, "api", null, report, TimeoutDiagnoser.Diagnose(report));
+
+        Assert.Equal(waitedMilliseconds is { } ms ? at.AddMilliseconds(-ms) : null, observed.WaitingSince);
+    }
+
     [Fact]
     public void Recent_timeouts_keep_the_newest_first_and_stay_bounded()
     {

@@ -17,4 +17,15 @@ public sealed record ObservedTimeout(
 {
     /// <summary>The endpoint the message names, or <c>unknown</c>.</summary>
     public string Endpoint => Report.Endpoint ?? "unknown";
+
+    /// <summary>
+    /// When the request started waiting, as far as the message tells: the time minus the elapsed
+    /// figure of an async timeout, or minus the timeout itself for a sync one. This is the window in
+    /// which the server's own events (a fork, a slow command) explain the timeout. Null when the
+    /// message has neither figure (1.x messages).
+    /// </summary>
+    public DateTimeOffset? WaitingSince =>
+        (Report.ElapsedMilliseconds ?? Report.TimeoutMilliseconds) is { } waited and > 0 and < 86_400_000
+            ? Time - TimeSpan.FromMilliseconds(waited)
+            : null;
 }

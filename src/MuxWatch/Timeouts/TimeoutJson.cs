@@ -75,6 +75,11 @@ public static class TimeoutJson
         writer.WriteStartObject();
         writer.WriteString("time", timeout.Time);
         writer.WriteString("source", timeout.Source);
+        if (timeout.WaitingSince is { } since)
+        {
+            writer.WriteString("waitingSince", since);
+        }
+
         WriteNullable(writer, "multiplexer", timeout.Multiplexer);
         WriteDiagnosisMembers(writer, timeout.Report, timeout.Diagnosis);
         if (timeout.ThreadPoolAtCatch is { } pool)

@@ -19,6 +19,7 @@ public sealed class ExplainCommandTests
         Assert.Contains("WORKER Busy=40 > Min=8", output, StringComparison.Ordinal);
         Assert.Contains("IOCP Busy=6 > Min=4", output, StringComparison.Ordinal);
         Assert.Contains("SetMinThreads", output, StringComparison.Ordinal);
+        Assert.Matches(@"qs\s+6\s+written, awaiting a reply", output);
     }
 
     [Fact]

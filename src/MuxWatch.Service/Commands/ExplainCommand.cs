@@ -150,7 +150,11 @@ internal static class ExplainCommand
             text.AppendLine("Fields:");
             foreach (var (name, value) in report.Fields)
             {
-                text.AppendLine(CultureInfo.InvariantCulture, $"  {name,-16} {value.Raw}");
+                var meaning = FieldGlossary.Meaning(name);
+                var line = meaning is null
+                    ? string.Create(CultureInfo.InvariantCulture, $"  {name,-16} {value.Raw}")
+                    : string.Create(CultureInfo.InvariantCulture, $"  {name,-16} {value.Raw,-40} {meaning}");
+                text.AppendLine(line);
             }
         }
 

@@ -66,6 +66,7 @@ public static class TimeoutDiagnoser
         {
             CheckSampledThreadPool(pool, Add);
         }
+
         CheckPayload(report, Add);
         CheckClientInput(report, Add);
         CheckWriteSide(report, Add);

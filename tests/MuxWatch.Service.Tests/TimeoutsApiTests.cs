@@ -84,6 +84,40 @@ public sealed class TimeoutsApiTests : IClassFixture<ServiceFixture>
         Assert.DoesNotContain(secret, _fixture.Service.Output, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task A_body_that_drips_in_is_cut_off_and_records_nothing()
+    {
+        var before = await TotalRecordedAsync();
+        using var client = new System.Net.Sockets.TcpClient();
+        await client.ConnectAsync("127.0.0.1", _fixture.Service.Port);
+        var stream = client.GetStream();
+        await stream.WriteAsync("POST /api/timeouts HTTP/1.1\r\nHost: muxwatch\r\nContent-Type: text/plain\r\nContent-Length: 50000\r\n\r\n"u8.ToArray());
+
+        // The injected fault: one byte every 250 ms, far below Kestrel's minimum rate, until the server answers.
+        var answer = new byte[256];
+        using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        var reading = stream.ReadAsync(answer, deadline.Token).AsTask();
+        while (!reading.IsCompleted && !deadline.IsCancellationRequested)
+        {
+            try
+            {
+                await stream.WriteAsync("x"u8.ToArray(), deadline.Token);
+            }
+            catch (IOException)
+            {
+                break; // the server closed the connection
+            }
+
+            await Task.WhenAny(reading, Task.Delay(250, deadline.Token));
+        }
+
+        var read = await reading;
+        var status = Encoding.ASCII.GetString(answer, 0, read);
+        Assert.StartsWith("HTTP/1.1 408", status, StringComparison.Ordinal);
+        Assert.Equal(before, await TotalRecordedAsync());
+        Assert.True((await Client.GetAsync(new Uri("/healthz", UriKind.Relative))).IsSuccessStatusCode);
+    }
+
     public static TheoryData<string, byte[], string, HttpStatusCode> BadBodies() => new()
     {
         { "empty", [], "text/plain", HttpStatusCode.BadRequest },

@@ -61,6 +61,11 @@ for trx in "$results"/*.trx; do
   skipped=$((skipped + total - executed))
 done
 if [ "$files" -eq 0 ]; then failed=$((failed + 1)); status=1; fi
+if [ "$failed" -gt 0 ]; then
+  log "failed tests:"
+  grep -ho '<UnitTestResult [^>]*outcome="Failed"[^>]*>' "$results"/*.trx 2>/dev/null \
+    | sed -n 's/.*testName="\([^"]*\)".*/    \1/p' >&2 || true
+fi
 if [ "$failed" -gt 0 ]; then status=1; fi
 
 if [ "$skipped" -gt 0 ]; then

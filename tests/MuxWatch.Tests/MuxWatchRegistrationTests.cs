@@ -46,6 +46,32 @@ public sealed class MuxWatchRegistrationTests
         Assert.Contains($"MuxWatch:{setting}", error.Message, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task With_capture_turned_off_nothing_is_caught()
+    {
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Configuration["MuxWatch:CaptureFirstChanceExceptions"] = "false";
+        builder.Services.AddMuxWatch();
+        using var host = builder.Build();
+        await host.StartAsync();
+        var catcher = host.Services.GetRequiredService<FirstChanceTimeoutCatcher>();
+
+        try
+        {
+            throw MuxWatch.Testing.RealRedisExceptions.Timeout("Timeout performing GET off (5000ms), qs: 1, in: 0");
+        }
+        catch (StackExchange.Redis.RedisTimeoutException)
+        {
+        }
+
+        // Completing the queue and stopping the host lets any running capture finish what it holds,
+        // so a capture that ignored the setting would have recorded the timeout by now.
+        catcher.Dispose();
+        await host.StopAsync();
+        Assert.Equal(0, host.Services.GetRequiredService<RecentTimeouts>().TotalAdded);
+    }
+
     [Theory]
     [InlineData("Timeout awaiting response (outbound=0KiB, inbound=0KiB, 5023ms elapsed, timeout is 5000ms), command=GET, qs: 1", 5023)]
     [InlineData("Timeout performing GET k (2000ms), qs: 1, in: 0", 2000)]

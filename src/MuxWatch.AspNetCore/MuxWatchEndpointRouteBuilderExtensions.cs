@@ -64,6 +64,7 @@ public static class MuxWatchEndpointRouteBuilderExtensions
             }
 
             writer.WriteEndObject();
+            writer.WriteBoolean("captureListening", catcher.IsListening);
             writer.WriteNumber("captureDropped", catcher.Dropped);
             foreach (var section in sections)
             {

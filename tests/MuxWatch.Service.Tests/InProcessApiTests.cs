@@ -69,6 +69,7 @@ public sealed class InProcessApiTests : IAsyncLifetime
         Assert.Equal(HttpStatusCode.OK, status.StatusCode);
         using var statusDocument = JsonDocument.Parse(await status.Content.ReadAsStringAsync());
         Assert.True(statusDocument.RootElement.GetProperty("recordedByCause").GetProperty("server-stall").GetInt64() >= 1);
+        Assert.True(statusDocument.RootElement.GetProperty("captureListening").GetBoolean());
         Assert.False(statusDocument.RootElement.TryGetProperty("postsRefused", out _));
     }
 }

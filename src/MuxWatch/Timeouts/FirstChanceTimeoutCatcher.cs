@@ -46,6 +46,9 @@ public sealed class FirstChanceTimeoutCatcher : IDisposable
     /// <summary>Exceptions dropped because the queue was full.</summary>
     public long Dropped => Interlocked.Read(ref _dropped);
 
+    /// <summary>True while the catcher is subscribed to first-chance exceptions.</summary>
+    public bool IsListening => Volatile.Read(ref _started) == 1;
+
     /// <summary>Starts listening; calling it again does nothing.</summary>
     public void Start()
     {
@@ -63,6 +66,7 @@ public sealed class FirstChanceTimeoutCatcher : IDisposable
     public void Dispose()
     {
         AppDomain.CurrentDomain.FirstChanceException -= OnFirstChance;
+        Volatile.Write(ref _started, 2);
         _queue.Writer.TryComplete();
     }
 

@@ -1,4 +1,5 @@
 using BenchmarkDotNet.Attributes;
+using MuxWatch.Testing;
 using MuxWatch.Timeouts;
 using StackExchange.Redis;
 
@@ -70,7 +71,7 @@ public class FirstChanceHookBenchmarks
     {
         try
         {
-            throw RedisExceptions.Timeout();
+            throw RealRedisExceptions.Timeout(BenchmarkMessages.Timeout);
         }
         catch (RedisTimeoutException ex)
         {

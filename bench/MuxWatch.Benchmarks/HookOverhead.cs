@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using MuxWatch.Testing;
 using MuxWatch.Timeouts;
 using StackExchange.Redis;
 
@@ -16,7 +17,7 @@ internal static class HookOverhead
     {
         var rounds = IntOption(args, "--rounds", 21);
         var throws = IntOption(args, "--throws", 20_000);
-        var timeout = RedisExceptions.Timeout();
+        var timeout = RealRedisExceptions.Timeout(BenchmarkMessages.Timeout);
 
         Console.WriteLine($"hook-overhead: {rounds} rounds of {throws} throws per variant, interleaved");
         Report("other exception type", rounds, throws, () => ThrowOther());

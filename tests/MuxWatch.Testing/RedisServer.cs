@@ -45,9 +45,6 @@ public sealed class RedisServer : IAsyncDisposable
         }
     }
 
-    /// <summary>Starts the process again on the same port, after <see cref="KillAsync"/>.</summary>
-    public Task RestartAsync() => StartProcessAsync();
-
     /// <summary>Runs one command through <c>redis-cli</c> and returns its output.</summary>
     public async Task<string> CommandAsync(params string[] arguments)
     {

@@ -98,7 +98,7 @@ public static partial class TimeoutMessageReader
                 _notes.Add(note.Length > 1024 ? note[..1024] : note);
                 if (Kind is RedisErrorKind.ConnectionFailure or RedisErrorKind.NoConnection or RedisErrorKind.BacklogTimeout && FailureType is null)
                 {
-                    ReadFailureHeader(note);
+                    ReadFailureNote(note);
                 }
             }
         }
@@ -166,7 +166,7 @@ public static partial class TimeoutMessageReader
         }
 
         /// <summary><c>SocketFailure (ReadSocketError/ConnectionReset) on host:6379/Interactive</c>.</summary>
-        private void ReadFailureHeader(string note)
+        private void ReadFailureNote(string note)
         {
             var on = note.IndexOf(" on ", StringComparison.Ordinal);
             if (on <= 0)

@@ -98,7 +98,7 @@ static async Task<int> StormAsync(IServiceProvider services, int count)
     threads.ForEach(thread => thread.Start());
     threads.ForEach(thread => thread.Join());
 
-    var recorder = services.GetRequiredService<TimeoutRecorder>();
+    var counts = services.GetRequiredService<TimeoutCounts>();
     var recent = services.GetRequiredService<RecentTimeouts>();
     var catcher = services.GetRequiredService<FirstChanceTimeoutCatcher>();
     await WaitAsync(() => recent.TotalAdded + catcher.Dropped >= thrown);
@@ -108,7 +108,7 @@ static async Task<int> StormAsync(IServiceProvider services, int count)
         recorded = recent.TotalAdded,
         dropped = catcher.Dropped,
         kept = recent.Newest().Count,
-        serverStall = recorder.CountOf(TimeoutCause.ServerStall),
+        serverStall = counts.CountOf(TimeoutCause.ServerStall),
         workingSetBytes = Environment.WorkingSet,
     }));
     return 0;

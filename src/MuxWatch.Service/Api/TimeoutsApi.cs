@@ -5,6 +5,7 @@ using System.Text.Json;
 using System.Threading.RateLimiting;
 using Microsoft.Extensions.Options;
 using MuxWatch.AspNetCore;
+using MuxWatch.Pipeline;
 using MuxWatch.Timeouts;
 
 namespace MuxWatch.Service.Api;
@@ -78,13 +79,13 @@ internal static class TimeoutsApi
 
     private static async Task<IResult> PostAsync(
         HttpRequest request,
-        TimeoutRecorder recorder,
+        TimeoutPipeline pipeline,
         TimeProvider time,
         IOptions<ApiOptions> options,
         ApiStatistics statistics,
         CancellationToken cancellationToken)
     {
-        var answer = await AnswerPostAsync(request, recorder, time, options.Value, cancellationToken).ConfigureAwait(false);
+        var answer = await AnswerPostAsync(request, pipeline, time, options.Value, cancellationToken).ConfigureAwait(false);
         if (answer.Status >= 400)
         {
             statistics.CountRefusal(answer.Status);
@@ -95,7 +96,7 @@ internal static class TimeoutsApi
 
     private static async Task<JsonResult> AnswerPostAsync(
         HttpRequest request,
-        TimeoutRecorder recorder,
+        TimeoutPipeline pipeline,
         TimeProvider time,
         ApiOptions limits,
         CancellationToken cancellationToken)
@@ -142,7 +143,7 @@ internal static class TimeoutsApi
                 return JsonResult.Error(StatusCodes.Status422UnprocessableEntity, "the text is not a StackExchange.Redis timeout or connection message");
             }
 
-            var observed = recorder.Record(report, now, "api");
+            var observed = pipeline.Submit(new TimeoutObservation(now, TimeoutSources.Api, report));
             return JsonResult.Of(writer => WriteResults(writer, [new LineResult(1, observed, null)]));
         }
 
@@ -169,7 +170,7 @@ internal static class TimeoutsApi
 
             var report = TimeoutMessageReader.Read(message);
             results.Add(LooksLikeRedisMessage(report)
-                ? new LineResult(i + 1, recorder.Record(report, reportedAt, "api"), null)
+                ? new LineResult(i + 1, pipeline.Submit(new TimeoutObservation(reportedAt, TimeoutSources.Api, report)), null)
                 : new LineResult(i + 1, null, "the message is not a StackExchange.Redis timeout or connection message"));
         }
 

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using MuxWatch.Pipeline;
 using MuxWatch.Timeouts;
 
 namespace MuxWatch.Service.Commands;
@@ -12,6 +13,9 @@ namespace MuxWatch.Service.Commands;
 /// </summary>
 internal static class ExplainCommand
 {
+    // The same steps as every other source, with no sink: explain keeps nothing.
+    private static readonly TimeoutPipeline Pipeline = TimeoutPipeline.RulesOnly();
+
     private const string Usage = """
         usage: muxwatch explain [--jsonl]
           Reads one StackExchange.Redis timeout or connection message from standard input
@@ -61,7 +65,7 @@ internal static class ExplainCommand
         }
 
         var report = TimeoutMessageReader.Read(text);
-        await output.WriteAsync(Describe(report, TimeoutDiagnoser.Diagnose(report))).ConfigureAwait(false);
+        await output.WriteAsync(Describe(report, Explain(report).Diagnosis)).ConfigureAwait(false);
         return 0;
     }
 
@@ -87,7 +91,7 @@ internal static class ExplainCommand
             if (TryReadMessage(line, out var message, out var problem))
             {
                 var report = TimeoutMessageReader.Read(message);
-                TimeoutJson.WriteDiagnosisMembers(writer, report, TimeoutDiagnoser.Diagnose(report));
+                TimeoutJson.WriteDiagnosisMembers(writer, report, Explain(report).Diagnosis);
             }
             else
             {
@@ -99,6 +103,9 @@ internal static class ExplainCommand
 
         return Encoding.UTF8.GetString(stream.GetBuffer(), 0, (int)stream.Length);
     }
+
+    private static ObservedTimeout Explain(RedisErrorReport report) =>
+        Pipeline.Diagnose(new TimeoutObservation(DateTimeOffset.UtcNow, TimeoutSources.Explain, report));
 
     private static bool TryReadMessage(string line, out string message, out string problem)
     {

@@ -18,6 +18,19 @@ public sealed class MuxWatchOptions
     /// <summary>How many recent timeouts are kept for <c>/api/timeouts</c> (default 1000, 1 to 100000).</summary>
     public int RecentTimeoutCapacity { get; set; } = 1000;
 
+    /// <summary>How often the probe loop samples the thread pool and every watched multiplexer (default 1 s, 10 ms to 1 hour).</summary>
+    public TimeSpan ProbeInterval { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>Send a PING through each watched multiplexer's endpoints each cycle, timed into <c>muxwatch_ping_seconds</c> (default on).</summary>
+    public bool Ping { get; set; } = true;
+
+    /// <summary>
+    /// The longest MuxWatch waits for one network call of its own, such as a PING (default 10 s, 100 ms to
+    /// 5 minutes). Longer than the client's own timeout by default, so that the client's timeout, with its
+    /// diagnosis, surfaces first.
+    /// </summary>
+    public TimeSpan ProbeTimeout { get; set; } = TimeSpan.FromSeconds(10);
+
     /// <summary>How many caught exceptions may wait to be read before more are dropped and counted (default 10000, 1 to 1000000).</summary>
     public int CaptureQueueCapacity { get; set; } = 10_000;
 }

@@ -23,6 +23,16 @@ internal sealed class MuxWatchOptionsValidator : IValidateOptions<MuxWatchOption
             failures.Add($"{MuxWatchOptions.SectionName}:{nameof(MuxWatchOptions.TimeoutLogInterval)} must be between 00:00:00 and 01:00:00 (was {options.TimeoutLogInterval}).");
         }
 
+        if (options.ProbeInterval < TimeSpan.FromMilliseconds(10) || options.ProbeInterval > TimeSpan.FromHours(1))
+        {
+            failures.Add($"{MuxWatchOptions.SectionName}:{nameof(MuxWatchOptions.ProbeInterval)} must be between 00:00:00.010 and 01:00:00 (was {options.ProbeInterval}).");
+        }
+
+        if (options.ProbeTimeout < TimeSpan.FromMilliseconds(100) || options.ProbeTimeout > TimeSpan.FromMinutes(5))
+        {
+            failures.Add($"{MuxWatchOptions.SectionName}:{nameof(MuxWatchOptions.ProbeTimeout)} must be between 00:00:00.100 and 00:05:00 (was {options.ProbeTimeout}).");
+        }
+
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 }

@@ -1,8 +1,12 @@
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
+using MuxWatch.Export;
 using MuxWatch.Hosting;
+using MuxWatch.Pipeline;
+using MuxWatch.Probing;
 using MuxWatch.Timeouts;
+using Prometheus;
 
 #pragma warning disable IDE0130 // the entry point lives where IServiceCollection's extensions are found
 namespace Microsoft.Extensions.DependencyInjection;
@@ -13,11 +17,15 @@ public static class MuxWatchServiceCollectionExtensions
 {
     /// <summary>
     /// Adds MuxWatch: every StackExchange.Redis timeout thrown in the process is caught, read and
-    /// diagnosed, and the recent ones are kept in <see cref="RecentTimeouts"/>.
+    /// diagnosed; the recent ones are kept in <see cref="RecentTimeouts"/>, counted in
+    /// <c>muxwatch_timeouts_total</c> and logged; the thread pool is sampled every
+    /// <see cref="MuxWatchOptions.ProbeInterval"/>. Chain <c>AddMultiplexer(...)</c> (MuxWatch.StackExchangeRedis)
+    /// to probe multiplexers.
     /// </summary>
     /// <remarks>
     /// Settings come from the <c>MuxWatch</c> configuration section and are validated when the host
-    /// starts, so a bad value stops start-up with a message naming it.
+    /// starts, so a bad value stops start-up with a message naming it. Metrics go to prometheus-net's
+    /// default registry unless <see cref="MuxWatchBuilder.UseMetricsRegistry"/> names another.
     /// </remarks>
     public static MuxWatchBuilder AddMuxWatch(this IServiceCollection services, Action<MuxWatchOptions>? configure = null)
     {
@@ -28,15 +36,36 @@ public static class MuxWatchServiceCollectionExtensions
             options.Configure(configure);
         }
 
+        var builder = new MuxWatchBuilder(services);
+        if (services.Any(descriptor => descriptor.ServiceType == typeof(TimeoutPipeline)))
+        {
+            return builder; // added before: the options above are the only addition
+        }
+
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<MuxWatchOptions>, MuxWatchOptionsValidator>());
         services.TryAddSingleton(TimeProvider.System);
-        services.TryAddSingleton(sp => new RecentTimeouts(sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.RecentTimeoutCapacity));
-        services.TryAddSingleton<TimeoutRecorder>();
-        services.TryAddSingleton<TimeoutLogWriter>();
-        services.TryAddSingleton(sp => new FirstChanceTimeoutCatcher(
+        services.TryAddSingleton(_ => new MuxWatchMetrics(Metrics.DefaultRegistry));
+
+        // The pipeline: steps in DI order within a stage, sinks in DI order.
+        services.AddSingleton<TimeoutPipeline>();
+        services.AddSingleton<ITimeoutStep, MessageRulesStep>();
+        services.AddSingleton(sp => new RecentTimeouts(sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.RecentTimeoutCapacity));
+        services.AddSingleton<TimeoutCounts>();
+        services.AddSingleton<TimeoutLogWriter>();
+        services.AddSingleton<ITimeoutSink>(sp => sp.GetRequiredService<RecentTimeouts>());
+        services.AddSingleton<ITimeoutSink>(sp => sp.GetRequiredService<TimeoutCounts>());
+        services.AddSingleton<ITimeoutSink, TimeoutMetricsSink>();
+        services.AddSingleton<ITimeoutSink>(sp => sp.GetRequiredService<TimeoutLogWriter>());
+
+        // Sources: the first-chance catcher, and the probe loop's periodic probes.
+        services.AddSingleton(sp => new FirstChanceTimeoutCatcher(
             sp.GetRequiredService<TimeProvider>(),
             sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.CaptureQueueCapacity));
-        services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, TimeoutCaptureService>());
-        return new MuxWatchBuilder(services);
+        services.AddHostedService<TimeoutCaptureService>();
+        services.AddSingleton<ProbeLoopHealth>();
+        services.AddSingleton<IPeriodicProbe, ThreadPoolProbe>();
+        services.AddSingleton<IPeriodicProbe, CaptureQueueProbe>();
+        services.AddHostedService<ProbeLoop>();
+        return builder;
     }
 }

@@ -1,18 +1,17 @@
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
+using MuxWatch.Pipeline;
 using MuxWatch.Timeouts;
 
 namespace MuxWatch.Hosting;
 
 /// <summary>
-/// Starts the first-chance catcher and reads what it caught: each exception is read, diagnosed,
-/// recorded and logged off the app's threads.
+/// Starts the first-chance catcher and submits what it caught to the pipeline, off the app's threads.
 /// </summary>
 internal sealed partial class TimeoutCaptureService(
     FirstChanceTimeoutCatcher catcher,
-    TimeoutRecorder recorder,
-    TimeoutLogWriter logWriter,
+    TimeoutPipeline pipeline,
     IOptions<MuxWatchOptions> options,
     ILogger<TimeoutCaptureService> logger) : BackgroundService
 {
@@ -43,8 +42,10 @@ internal sealed partial class TimeoutCaptureService(
             {
                 try
                 {
-                    var observed = recorder.Record(TimeoutMessageReader.Read(caught.Exception), caught.Time, "first-chance", threadPool: caught.ThreadPool);
-                    logWriter.Write(observed);
+                    pipeline.Submit(new TimeoutObservation(caught.Time, TimeoutSources.FirstChance, TimeoutMessageReader.Read(caught.Exception))
+                    {
+                        ThreadPoolAtCatch = caught.ThreadPool,
+                    });
                 }
 #pragma warning disable CA1031 // one unreadable exception must not stop the capture of the next
                 catch (Exception ex)

@@ -1,5 +1,6 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
+using MuxWatch.Pipeline;
 using MuxWatch.Timeouts;
 
 namespace MuxWatch.Hosting;
@@ -10,12 +11,12 @@ namespace MuxWatch.Hosting;
 /// a storm costs one line per cause per interval, and the next line says how many were left out.
 /// </summary>
 /// <remarks>Keys are never logged (they may hold user data): the command, endpoint, cause, evidence and advice are.</remarks>
-internal sealed partial class TimeoutLogWriter(ILogger<TimeoutLogWriter> logger, TimeProvider time, IOptions<MuxWatchOptions> options)
+internal sealed partial class TimeoutLogWriter(ILogger<TimeoutLogWriter> logger, TimeProvider time, IOptions<MuxWatchOptions> options) : ITimeoutSink
 {
     private readonly Lock _gate = new();
     private readonly Dictionary<TimeoutCause, (DateTimeOffset LastWritten, int LeftOut)> _byCause = [];
 
-    public void Write(ObservedTimeout timeout)
+    public void Publish(ObservedTimeout timeout)
     {
         var settings = options.Value;
         if (!settings.LogTimeouts || !logger.IsEnabled(LogLevel.Warning))

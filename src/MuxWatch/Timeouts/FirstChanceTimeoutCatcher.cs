@@ -86,7 +86,8 @@ public sealed class FirstChanceTimeoutCatcher : IDisposable
         try
         {
             var exception = e.Exception;
-            if (!IsRedisError(exception.GetType()) || !_seen.TryAdd(exception, exception))
+            // The probe's own calls are the probe's to record (ProbeScope), never the app's.
+            if (!IsRedisError(exception.GetType()) || Probing.ProbeScope.IsActive || !_seen.TryAdd(exception, exception))
             {
                 return;
             }

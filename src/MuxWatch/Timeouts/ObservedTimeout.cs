@@ -2,7 +2,7 @@ namespace MuxWatch.Timeouts;
 
 /// <summary>One timeout or connection error that MuxWatch saw, read and diagnosed.</summary>
 /// <param name="Time">When it was raised or, for a posted message, the time it was reported with.</param>
-/// <param name="Source">How it reached MuxWatch: <c>first-chance</c> (caught in-process) or <c>api</c> (posted).</param>
+/// <param name="Source">How it reached MuxWatch: one of <see cref="Pipeline.TimeoutSources"/>.</param>
 /// <param name="Multiplexer">The registered multiplexer it is attributed to, when known.</param>
 /// <param name="Report">What the message said.</param>
 /// <param name="Diagnosis">Why it happened.</param>
@@ -15,6 +15,12 @@ public sealed record ObservedTimeout(
     TimeoutDiagnosis Diagnosis,
     ThreadPoolSnapshot? ThreadPoolAtCatch = null)
 {
+    /// <summary>Numbers the timeouts of one pipeline, from 1; a revision keeps its timeout's id.</summary>
+    public long Id { get; init; }
+
+    /// <summary>The endpoint's counters read from the live multiplexer when it was caught (in-process, registered multiplexers only).</summary>
+    public LiveCounters? LiveCountersAtCatch { get; init; }
+
     /// <summary>The endpoint the message names, or <c>unknown</c>.</summary>
     public string Endpoint => Report.Endpoint ?? "unknown";
 

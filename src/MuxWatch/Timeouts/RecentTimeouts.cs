@@ -1,7 +1,9 @@
+using MuxWatch.Pipeline;
+
 namespace MuxWatch.Timeouts;
 
 /// <summary>The most recent timeouts, newest first, in a fixed-size ring: memory stays bounded whatever the rate.</summary>
-public sealed class RecentTimeouts
+public sealed class RecentTimeouts : ITimeoutSink
 {
     private readonly ObservedTimeout?[] _ring;
     private readonly Lock _gate = new();
@@ -28,6 +30,27 @@ public sealed class RecentTimeouts
         {
             _ring[_added % _ring.Length] = timeout;
             _added++;
+        }
+    }
+
+    /// <inheritdoc />
+    void ITimeoutSink.Publish(ObservedTimeout timeout) => Add(timeout);
+
+    /// <summary>Replaces a kept timeout by its revision (same id); one already pushed out stays out.</summary>
+    public void Revise(ObservedTimeout previous, ObservedTimeout revised)
+    {
+        ArgumentNullException.ThrowIfNull(previous);
+        ArgumentNullException.ThrowIfNull(revised);
+        lock (_gate)
+        {
+            for (var i = 0; i < _ring.Length; i++)
+            {
+                if (_ring[i] is { } kept && kept.Id == previous.Id && ReferenceEquals(kept, previous))
+                {
+                    _ring[i] = revised;
+                    return;
+                }
+            }
         }
     }
 

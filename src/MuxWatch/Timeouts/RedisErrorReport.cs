@@ -45,6 +45,9 @@ public sealed class RedisErrorReport
         }
     }
 
+    /// <summary>A report of nothing: no header, no fields.</summary>
+    public static RedisErrorReport Empty { get; } = new(RedisErrorKind.Unknown, string.Empty, null, null, null, null, null, null, false, null, [], []);
+
     /// <summary>Which message this is, from its header.</summary>
     public RedisErrorKind Kind { get; }
 

@@ -45,7 +45,11 @@ public static class TimeoutDiagnoser
     /// The thread pool as MuxWatch sampled it when the exception was thrown. Used only when the message
     /// carries no <c>WORKER</c>/<c>IOCP</c> figures (1.x clients on .NET Core leave them out).
     /// </param>
-    public static TimeoutDiagnosis Diagnose(RedisErrorReport report, ThreadPoolSnapshot? sampledThreadPool = null)
+    /// <param name="live">
+    /// The endpoint's counters read from the live multiplexer when it was caught. They stand in for
+    /// <c>qs</c>/<c>qu</c> where the text says 0 or nothing: 3.4.35 writes <c>qs: 0</c> while replies are outstanding.
+    /// </param>
+    public static TimeoutDiagnosis Diagnose(RedisErrorReport report, ThreadPoolSnapshot? sampledThreadPool = null, LiveCounters? live = null)
     {
         ArgumentNullException.ThrowIfNull(report);
         var found = new Dictionary<TimeoutCause, List<string>>();
@@ -69,14 +73,14 @@ public static class TimeoutDiagnoser
 
         CheckPayload(report, Add);
         CheckClientInput(report, Add);
-        CheckWriteSide(report, Add);
+        CheckWriteSide(report, live, Add);
 
         // "The server did not answer" holds only when the client was able to read and nothing large was
         // in the way: a starved pool, a busy reader or a big reply explains unanswered requests as well.
         if (!found.ContainsKey(TimeoutCause.ThreadPoolStarvation) && !found.ContainsKey(TimeoutCause.ClientInputBacklog)
             && !found.ContainsKey(TimeoutCause.LargePayload))
         {
-            CheckServerStall(report, sampledThreadPool, Add);
+            CheckServerStall(report, sampledThreadPool, live, Add);
         }
 
         var causes = PriorityOrder.Where(found.ContainsKey).ToList();
@@ -222,7 +226,7 @@ public static class TimeoutDiagnoser
         }
     }
 
-    private static void CheckWriteSide(RedisErrorReport report, Action<TimeoutCause, string> add)
+    private static void CheckWriteSide(RedisErrorReport report, LiveCounters? live, Action<TimeoutCause, string> add)
     {
         if (report.Kind == RedisErrorKind.WriteTimeout)
         {
@@ -234,6 +238,10 @@ public static class TimeoutDiagnoser
             var writer = report.Field("bw")?.Raw is { } backlog ? $", bw: {backlog}" : string.Empty;
             add(TimeoutCause.WriteBacklog, $"qu={Format(unsent)} commands queued, not yet written{writer}");
         }
+        else if (live is { PendingUnsent: > 0 })
+        {
+            add(TimeoutCause.WriteBacklog, $"qu={live.PendingUnsent} commands queued, not yet written (live counters at the catch)");
+        }
 
         if (report.Number("wq") is { } writeQueue && writeQueue > 0)
         {
@@ -241,9 +249,21 @@ public static class TimeoutDiagnoser
         }
     }
 
-    private static void CheckServerStall(RedisErrorReport report, ThreadPoolSnapshot? sampled, Action<TimeoutCause, string> add)
+    private static void CheckServerStall(RedisErrorReport report, ThreadPoolSnapshot? sampled, LiveCounters? live, Action<TimeoutCause, string> add)
     {
-        if (report.Number("qs") is not { } sent || sent <= 0)
+        var sent = report.Number("qs") ?? 0;
+        var sentFrom = string.Empty;
+        if (sent <= 0 && live is { SentAwaitingResponse: > 0 })
+        {
+            // The text says nothing is outstanding but the live multiplexer disagrees: 3.4.35 writes qs: 0
+            // in its timeout messages while every reply is still awaited (measured), so the counters win.
+            sent = live.SentAwaitingResponse;
+            sentFrom = report.Number("qs") is null
+                ? " (live counters at the catch; the message has no qs)"
+                : " (live counters at the catch; the message says qs: 0, as 3.x clients write it)";
+        }
+
+        if (sent <= 0)
         {
             return;
         }
@@ -262,7 +282,7 @@ public static class TimeoutDiagnoser
         var pool = report.Field("WORKER") is not null || report.Field("IOCP") is not null
             ? "thread pool within its minimum"
             : sampled is not null ? "thread pool within its minimum (sampled by MuxWatch)" : "no thread-pool figures to blame";
-        add(TimeoutCause.ServerStall, $"qs={Format(sent)} sent and unanswered, {nothingArrived}, {pool}");
+        add(TimeoutCause.ServerStall, $"qs={Format(sent)}{sentFrom} sent and unanswered, {nothingArrived}, {pool}");
     }
 
     private static string Format(double value) => value.ToString("0.##", CultureInfo.InvariantCulture);

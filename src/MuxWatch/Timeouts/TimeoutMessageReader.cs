@@ -46,6 +46,15 @@ public static partial class TimeoutMessageReader
     ];
 
 
+    private static long _internalFailures;
+
+    /// <summary>
+    /// Reads that failed inside the reader and were answered with an empty report, since the process
+    /// started. The callers stay protected ("never throws"), but a failure is never silent: tests
+    /// assert this stays zero on hostile input, so a reader bug cannot hide behind the catch-all.
+    /// </summary>
+    public static long InternalFailures => Interlocked.Read(ref _internalFailures);
+
     /// <summary>Reads one message. Never throws; an empty or unreadable input gives a report of kind <see cref="RedisErrorKind.Unknown"/> with no fields.</summary>
     public static RedisErrorReport Read(string? text)
     {
@@ -57,7 +66,8 @@ public static partial class TimeoutMessageReader
         catch (Exception)
 #pragma warning restore CA1031
         {
-            return new RedisErrorReport(RedisErrorKind.Unknown, string.Empty, null, null, null, null, null, null, false, null, [], []);
+            Interlocked.Increment(ref _internalFailures);
+            return RedisErrorReport.Empty;
         }
     }
 
@@ -77,6 +87,7 @@ public static partial class TimeoutMessageReader
         catch (Exception)
 #pragma warning restore CA1031
         {
+            Interlocked.Increment(ref _internalFailures);
             return fromText;
         }
     }

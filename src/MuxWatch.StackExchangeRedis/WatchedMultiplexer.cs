@@ -1,0 +1,399 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using MuxWatch.Export;
+using MuxWatch.Pipeline;
+using MuxWatch.Probing;
+using MuxWatch.Timeouts;
+using StackExchange.Redis;
+
+namespace MuxWatch.StackExchangeRedis;
+
+/// <summary>
+/// One watched multiplexer: resolves it off the loop, counts its events, and samples it each cycle.
+/// The app's multiplexer is only observed: never reconfigured, its profiler slot never taken; MuxWatch
+/// attaches event handlers and detaches them when it stops.
+/// </summary>
+internal sealed class WatchedMultiplexer : IAsyncDisposable
+{
+    /// <summary>How long after a failed resolution the next is tried.</summary>
+    internal static readonly TimeSpan ResolveRetry = TimeSpan.FromSeconds(10);
+
+    private const int MaxEventEndpoints = 64;
+    private const int MaxErrorChars = 300;
+
+    private readonly MultiplexerRegistration _registration;
+    private readonly IServiceProvider _services;
+    private readonly MuxWatchMetrics _metrics;
+    private readonly TimeoutPipeline _pipeline;
+    private readonly TimeProvider _time;
+    private readonly ConcurrentDictionary<string, EndpointState> _endpoints = new(StringComparer.Ordinal);
+    private readonly BoundedLabelValues _eventEndpoints = new(MaxEventEndpoints);
+    private readonly Lock _gate = new();
+
+    private IConnectionMultiplexer? _multiplexer;
+    private Task? _resolving;
+    private DateTimeOffset _nextResolve = DateTimeOffset.MinValue;
+    private volatile string _state = "connecting";
+    private (string Message, DateTimeOffset Time)? _lastError;
+    private DateTimeOffset? _lastSuccess;
+    private bool _disposed;
+
+    public WatchedMultiplexer(MultiplexerRegistration registration, IServiceProvider services, MuxWatchMetrics metrics, TimeoutPipeline pipeline, TimeProvider time)
+    {
+        _registration = registration;
+        _services = services;
+        _metrics = metrics;
+        _pipeline = pipeline;
+        _time = time;
+    }
+
+    public string Name => _registration.Name;
+
+    /// <summary>The multiplexer once resolved, until disposed.</summary>
+    public IConnectionMultiplexer? Multiplexer => Volatile.Read(ref _multiplexer);
+
+    /// <summary>One cycle: resolve if needed (in the background), then sample counters, status and start PINGs.</summary>
+    public void Sample(DateTimeOffset now, bool ping, TimeSpan probeTimeout, CancellationToken stopping)
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        var multiplexer = Multiplexer;
+        if (multiplexer is null)
+        {
+            StartResolving(now);
+            return;
+        }
+
+        var servers = multiplexer.GetServers();
+        if (servers.Length == 0 && multiplexer.GetEndPoints().Length > 0 && !multiplexer.IsConnected)
+        {
+            // A disposed multiplexer keeps its configured endpoints but drops its servers (measured on 2.6.90 and 3.4.35).
+            Retire("disposed");
+            return;
+        }
+
+        var anyConnected = false;
+        foreach (var server in servers)
+        {
+            anyConnected |= SampleServer(server, now, ping, probeTimeout, stopping);
+        }
+
+        var status = StatusTextReader.Read(multiplexer.GetStatus());
+        if (status.HeartbeatAgeSeconds is { } age)
+        {
+            _metrics.HeartbeatAge.WithLabels(Name).Set(age);
+        }
+
+        IncTo(_metrics.ClientTimeouts.WithLabels(Name, "sync"), status.SyncTimeouts);
+        IncTo(_metrics.ClientTimeouts.WithLabels(Name, "async"), status.AsyncTimeouts);
+        IncTo(_metrics.ClientTimeouts.WithLabels(Name, "fire-and-forget"), status.FireAndForgetTimeouts);
+        _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
+    }
+
+    /// <summary>The live counters of <paramref name="endpoint"/>, when this multiplexer has that server.</summary>
+    public LiveCounters? LiveCountersOf(string endpoint, DateTimeOffset now)
+    {
+        if (Multiplexer is not { } multiplexer)
+        {
+            return null;
+        }
+
+        foreach (var server in multiplexer.GetServers())
+        {
+            if (EndpointText.Of(server.EndPoint) == endpoint)
+            {
+                var counters = server.GetCounters().Interactive;
+                return new LiveCounters(endpoint, server.IsConnected, counters.SentItemsAwaitingResponse, counters.PendingUnsentItems, now);
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>True when this multiplexer has a server at <paramref name="endpoint"/>.</summary>
+    public bool HasEndpoint(string endpoint) =>
+        Multiplexer is { } multiplexer && multiplexer.GetServers().Any(server => EndpointText.Of(server.EndPoint) == endpoint);
+
+    public TargetStatus Status()
+    {
+        var multiplexer = Multiplexer;
+        var servers = new List<TargetServerStatus>();
+        if (multiplexer is not null && !_disposed)
+        {
+            foreach (var server in multiplexer.GetServers())
+            {
+                var endpoint = EndpointText.Of(server.EndPoint);
+                servers.Add(new TargetServerStatus(
+                    endpoint,
+                    server.IsConnected,
+                    server.IsConnected ? server.ServerType.ToString() : null,
+                    server.IsConnected ? server.Version.ToString() : null,
+                    server.IsReplica ? "replica" : "primary",
+                    _endpoints.TryGetValue(endpoint, out var state) ? state.LastSuccess : null));
+            }
+        }
+
+        var error = _lastError;
+        return new TargetStatus(
+            Name,
+            _state,
+            _registration.Owned,
+            _registration.DisplayConfiguration ?? DisplayConfiguration(multiplexer),
+            _lastSuccess,
+            error?.Message,
+            error?.Time,
+            typeof(IConnectionMultiplexer).Assembly.GetName().Version?.ToString(),
+            servers);
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        var multiplexer = Interlocked.Exchange(ref _multiplexer, null);
+        _disposed = true;
+        if (multiplexer is null)
+        {
+            return;
+        }
+
+        Detach(multiplexer);
+        if (_registration.Owned)
+        {
+            await multiplexer.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    private bool SampleServer(IServer server, DateTimeOffset now, bool ping, TimeSpan probeTimeout, CancellationToken stopping)
+    {
+        var endpoint = EndpointText.Of(server.EndPoint);
+        var state = _endpoints.GetOrAdd(endpoint, static _ => new EndpointState());
+        var connected = server.IsConnected;
+        var counters = server.GetCounters();
+        _metrics.Connected.WithLabels(Name, endpoint).Set(connected ? 1 : 0);
+        _metrics.SentAwaitingResponse.WithLabels(Name, endpoint).Set(counters.Interactive.SentItemsAwaitingResponse);
+        _metrics.PendingUnsent.WithLabels(Name, endpoint).Set(counters.Interactive.PendingUnsentItems);
+        _metrics.Operations.WithLabels(Name, endpoint).IncTo(counters.Interactive.OperationCount);
+
+        // SocketCount counts sockets created, so every one after the first is a reconnect (measured).
+        _metrics.Reconnects.WithLabels(Name, endpoint).IncTo(Math.Max(0, counters.Interactive.SocketCount - 1));
+        _metrics.Subscriptions.WithLabels(Name, endpoint).Set(counters.Subscription.Subscriptions);
+
+        if (!connected)
+        {
+            return false;
+        }
+
+        if (!ping)
+        {
+            Succeeded(endpoint, state, now);
+        }
+        else if (state.TryStartPing())
+        {
+            // Not awaited: the loop never waits on the network. The PING records itself when it completes.
+            _ = PingAsync(server, endpoint, state, probeTimeout, stopping);
+        }
+
+        return true;
+    }
+
+    private async Task PingAsync(IServer server, string endpoint, EndpointState state, TimeSpan probeTimeout, CancellationToken stopping)
+    {
+        var started = Stopwatch.GetTimestamp();
+        try
+        {
+            using (ProbeScope.Enter())
+            {
+                await server.PingAsync().WaitAsync(probeTimeout, _time, stopping).ConfigureAwait(false);
+            }
+
+            _metrics.Ping.WithLabels(Name, endpoint).Observe(Stopwatch.GetElapsedTime(started).TotalSeconds);
+            Succeeded(endpoint, state, _time.GetUtcNow());
+        }
+        catch (OperationCanceledException) when (stopping.IsCancellationRequested)
+        {
+        }
+        catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
+        {
+            // The probe's own timeout: recorded and diagnosed like an app's, marked as the probe's.
+            _metrics.PingFailures.WithLabels(Name, endpoint, ex is RedisTimeoutException ? "timeout" : "connection").Inc();
+            Failed(ex.Message);
+            _pipeline.Submit(new TimeoutObservation(_time.GetUtcNow(), TimeoutSources.Probe, TimeoutMessageReader.Read(ex))
+            {
+                Multiplexer = Name,
+                ThreadPoolAtCatch = ThreadPoolSnapshot.Capture(),
+            });
+        }
+        catch (TimeoutException)
+        {
+            _metrics.PingFailures.WithLabels(Name, endpoint, "probe-timeout").Inc();
+            Failed($"PING to {endpoint} did not complete within the probe timeout ({probeTimeout.TotalSeconds:0.###} s)");
+        }
+        catch (ObjectDisposedException)
+        {
+            _metrics.PingFailures.WithLabels(Name, endpoint, "disposed").Inc();
+        }
+#pragma warning disable CA1031 // a PING that fails in any other way is counted and reported, never thrown into the void
+        catch (Exception ex)
+#pragma warning restore CA1031
+        {
+            _metrics.PingFailures.WithLabels(Name, endpoint, "error").Inc();
+            Failed($"{ex.GetType().Name}: {ex.Message}");
+        }
+        finally
+        {
+            state.PingDone();
+        }
+    }
+
+    private void Succeeded(string endpoint, EndpointState state, DateTimeOffset now)
+    {
+        state.LastSuccess = now;
+        _lastSuccess = now;
+        _metrics.LastProbeSuccess.WithLabels(Name, endpoint).Set(now.ToUnixTimeMilliseconds() / 1000.0);
+    }
+
+    private void Failed(string message)
+    {
+        var redacted = SecretRedactor.Redact(message);
+        _lastError = (redacted.Length > MaxErrorChars ? redacted[..MaxErrorChars] : redacted, _time.GetUtcNow());
+    }
+
+    private void StartResolving(DateTimeOffset now)
+    {
+        lock (_gate)
+        {
+            if (_resolving is { IsCompleted: false } || now < _nextResolve)
+            {
+                return;
+            }
+
+            _nextResolve = now + ResolveRetry;
+
+            // Off the loop: an app's factory may connect synchronously, and a Redis that is down must not hold the loop.
+            _resolving = Task.Run(ResolveAsync);
+        }
+    }
+
+    private async Task ResolveAsync()
+    {
+        try
+        {
+            var multiplexer = await _registration.Resolve(_services).ConfigureAwait(false);
+            Attach(multiplexer);
+            if (_disposed)
+            {
+                Detach(multiplexer);
+                if (_registration.Owned)
+                {
+                    await multiplexer.DisposeAsync().ConfigureAwait(false);
+                }
+
+                return;
+            }
+
+            Volatile.Write(ref _multiplexer, multiplexer);
+            _state = multiplexer.IsConnected ? "connected" : "disconnected";
+        }
+#pragma warning disable CA1031 // the app's factory may throw anything; the target is reported failed and tried again later
+        catch (Exception ex)
+#pragma warning restore CA1031
+        {
+            _state = "failed";
+            Failed($"could not get the multiplexer: {ex.GetType().Name}: {ex.Message}");
+            _metrics.ProbeFailures.WithLabels("multiplexer", "resolve-failed").Inc();
+        }
+    }
+
+    private void Retire(string state)
+    {
+        var multiplexer = Interlocked.Exchange(ref _multiplexer, null);
+        if (multiplexer is not null)
+        {
+            Detach(multiplexer);
+        }
+
+        _disposed = true;
+        _state = state;
+        _metrics.RemoveMultiplexer(Name);
+    }
+
+    private void Attach(IConnectionMultiplexer multiplexer)
+    {
+        multiplexer.ConnectionFailed += OnConnectionFailed;
+        multiplexer.ConnectionRestored += OnConnectionRestored;
+        multiplexer.ErrorMessage += OnErrorMessage;
+        multiplexer.InternalError += OnInternalError;
+        multiplexer.ServerMaintenanceEvent += OnServerMaintenance;
+    }
+
+    private void Detach(IConnectionMultiplexer multiplexer)
+    {
+        multiplexer.ConnectionFailed -= OnConnectionFailed;
+        multiplexer.ConnectionRestored -= OnConnectionRestored;
+        multiplexer.ErrorMessage -= OnErrorMessage;
+        multiplexer.InternalError -= OnInternalError;
+        multiplexer.ServerMaintenanceEvent -= OnServerMaintenance;
+    }
+
+    // Events are counted, never ordered: ConnectionRestored can arrive before its ConnectionFailed (measured).
+    private void OnConnectionFailed(object? sender, ConnectionFailedEventArgs e) => CountEvent("connection-failed", e.EndPoint, e.FailureType.ToString());
+
+    private void OnConnectionRestored(object? sender, ConnectionFailedEventArgs e) => CountEvent("connection-restored", e.EndPoint, e.FailureType.ToString());
+
+    private void OnErrorMessage(object? sender, RedisErrorEventArgs e) => CountEvent("error-message", e.EndPoint, "none");
+
+    private void OnInternalError(object? sender, InternalErrorEventArgs e) => CountEvent("internal-error", e.EndPoint, "none");
+
+    private void OnServerMaintenance(object? sender, StackExchange.Redis.Maintenance.ServerMaintenanceEvent e) => CountEvent("server-maintenance", null, "none");
+
+    private void CountEvent(string name, System.Net.EndPoint? endpoint, string failureType)
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        var label = endpoint is null ? "unknown" : _eventEndpoints.Admit(EndpointText.Of(endpoint));
+        _metrics.ConnectionEvents.WithLabels(Name, label, name, failureType).Inc();
+    }
+
+    private static string? DisplayConfiguration(IConnectionMultiplexer? multiplexer)
+    {
+        if (multiplexer is null)
+        {
+            return null;
+        }
+
+        try
+        {
+            // Configuration includes the password: parse it and write it back without.
+            return ConfigurationOptions.Parse(multiplexer.Configuration).ToString(includePassword: false);
+        }
+        catch (ArgumentException)
+        {
+            return SecretRedactor.Redact(multiplexer.Configuration);
+        }
+    }
+
+    private static void IncTo(Prometheus.Counter.Child counter, long? value)
+    {
+        if (value is { } total)
+        {
+            counter.IncTo(total);
+        }
+    }
+
+    /// <summary>Per endpoint: at most one PING in flight, and when it last succeeded.</summary>
+    private sealed class EndpointState
+    {
+        private int _pinging;
+
+        public DateTimeOffset? LastSuccess { get; set; }
+
+        public bool TryStartPing() => Interlocked.CompareExchange(ref _pinging, 1, 0) == 0;
+
+        public void PingDone() => Volatile.Write(ref _pinging, 0);
+    }
+}

@@ -1,0 +1,230 @@
+using MuxWatch.Timeouts;
+using Prometheus;
+
+namespace MuxWatch.Export;
+
+/// <summary>
+/// Every metric family MuxWatch exports, in one place, created in the registry the host chose
+/// (prometheus-net's default registry unless <c>UseMetricsRegistry</c> gave another). The names are
+/// the contract of docs/metrics.md, which the alert rules and dashboards use.
+/// </summary>
+/// <remarks>
+/// Label values are bounded: causes, sources, pools, modes, events and failure types are fixed
+/// vocabularies; multiplexer names are the registered ones; endpoints of posted or caught messages
+/// pass through <see cref="BoundedLabelValues"/>. Never a key, a command argument or a message.
+/// </remarks>
+public sealed class MuxWatchMetrics
+{
+    /// <summary>At most this many distinct multiplexer/endpoint label pairs in the timeout families.</summary>
+    public const int MaxTimeoutEndpoints = 200;
+
+    /// <summary>The multiplexer label of a timeout that no registered multiplexer claims (posted, or an unregistered one).</summary>
+    public const string UnknownMultiplexer = "unknown";
+
+    private static readonly string[] MultiplexerEndpoint = ["multiplexer", "endpoint"];
+
+    private readonly BoundedLabelValues _timeoutEndpoints = new(MaxTimeoutEndpoints);
+
+    /// <summary>Creates the families in <paramref name="registry"/>.</summary>
+    public MuxWatchMetrics(CollectorRegistry registry)
+    {
+        ArgumentNullException.ThrowIfNull(registry);
+        Registry = registry;
+        var factory = Metrics.WithCustomRegistry(registry);
+
+        Timeouts = factory.CreateCounter("muxwatch_timeouts_total",
+            "Redis timeouts and connection errors seen, by primary cause and by how they reached MuxWatch.",
+            ["multiplexer", "endpoint", "cause", "source"]);
+        LastTimeoutSentAwaitingResponse = factory.CreateGauge("muxwatch_last_timeout_sent_awaiting_response",
+            "qs of the latest timeout: from the live counters when caught in-process on a registered multiplexer, else from its message.", MultiplexerEndpoint);
+        LastTimeoutPendingUnsent = factory.CreateGauge("muxwatch_last_timeout_pending_unsent",
+            "qu of the latest timeout (live counters when available, else its message).", MultiplexerEndpoint);
+        LastTimeoutInboundBytes = factory.CreateGauge("muxwatch_last_timeout_inbound_bytes",
+            "in (bytes received, not yet read) of the latest timeout's message.", MultiplexerEndpoint);
+        LastTimeoutBusyWorkerThreads = factory.CreateGauge("muxwatch_last_timeout_busy_worker_threads",
+            "Busy worker threads when the latest timeout was raised (its WORKER figure, or MuxWatch's sample at the catch).", MultiplexerEndpoint);
+        LastTimeoutTimestamp = factory.CreateGauge("muxwatch_last_timeout_timestamp_seconds",
+            "When the latest timeout was raised (unix seconds).", MultiplexerEndpoint);
+
+        Connected = factory.CreateGauge("muxwatch_connected",
+            "1 when the multiplexer's interactive connection to the endpoint is up, else 0.", MultiplexerEndpoint);
+        SentAwaitingResponse = factory.CreateGauge("muxwatch_sent_awaiting_response",
+            "Commands written to the endpoint and awaiting a reply (qs), from IServer.GetCounters().", MultiplexerEndpoint);
+        PendingUnsent = factory.CreateGauge("muxwatch_pending_unsent",
+            "Commands queued and not yet written (qu). Always 0 on clients before 2.13 (measured).", MultiplexerEndpoint);
+        Operations = factory.CreateCounter("muxwatch_operations_total",
+            "Operations the multiplexer sent to the endpoint (interactive connection).", MultiplexerEndpoint);
+        Reconnects = factory.CreateCounter("muxwatch_reconnects_total",
+            "Interactive sockets created after the first: one per reconnect.", MultiplexerEndpoint);
+        Subscriptions = factory.CreateGauge("muxwatch_subscriptions",
+            "Active subscriptions on the endpoint's subscription connection (includes the client's own channels).", MultiplexerEndpoint);
+        Ping = factory.CreateHistogram("muxwatch_ping_seconds",
+            "PING round trips through the watched multiplexer.", MultiplexerEndpoint,
+            new HistogramConfiguration { Buckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] });
+        PingFailures = factory.CreateCounter("muxwatch_ping_failures_total",
+            "PINGs that failed, by reason (timeout, connection, disposed, error).", ["multiplexer", "endpoint", "reason"]);
+        LastProbeSuccess = factory.CreateGauge("muxwatch_last_probe_success_timestamp_seconds",
+            "When the endpoint was last probed successfully: connected, and PING answered when PING is on (unix seconds).", MultiplexerEndpoint);
+        HeartbeatAge = factory.CreateGauge("muxwatch_heartbeat_age_seconds",
+            "Seconds since the multiplexer's last heartbeat, from GetStatus().", ["multiplexer"]);
+        ClientTimeouts = factory.CreateCounter("muxwatch_client_timeouts_total",
+            "Timeouts the client itself counted, by mode (sync, async, fire-and-forget), from GetStatus().", ["multiplexer", "mode"]);
+        ConnectionEvents = factory.CreateCounter("muxwatch_connection_events_total",
+            "Multiplexer events: connection-failed, connection-restored, error-message, internal-error, server-maintenance. Counted, never ordered (they arrive out of order).",
+            ["multiplexer", "endpoint", "event", "failure_type"]);
+
+        ThreadPoolBusy = factory.CreateGauge("muxwatch_threadpool_busy_threads",
+            "Threads in use (Max minus Available, as StackExchange.Redis computes it), by pool (worker, io).", ["pool"]);
+        ThreadPoolMin = factory.CreateGauge("muxwatch_threadpool_min_threads",
+            "The pool's minimum: above it, threads are added slowly and work waits.", ["pool"]);
+        ThreadPoolMax = factory.CreateGauge("muxwatch_threadpool_max_threads", "The pool's maximum.", ["pool"]);
+        ThreadPoolThreads = factory.CreateGauge("muxwatch_threadpool_threads", "Threads the pool has now.");
+        ThreadPoolQueueLength = factory.CreateGauge("muxwatch_threadpool_queue_length", "Work items queued and not yet started.");
+        ThreadPoolCompleted = factory.CreateCounter("muxwatch_threadpool_completed_items_total", "Work items the pool completed.");
+
+        ProbeCycle = factory.CreateHistogram("muxwatch_probe_cycle_seconds",
+            "How long one probe cycle took (sampling only: PINGs complete on their own).", [],
+            new HistogramConfiguration { Buckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] });
+        ProbeFailures = factory.CreateCounter("muxwatch_probe_failures_total",
+            "Probe work that failed, by probe and reason; the loop goes on.", ["probe", "reason"]);
+        CaptureDropped = factory.CreateCounter("muxwatch_capture_dropped_total",
+            "Caught exceptions dropped because the capture queue was full.");
+    }
+
+    /// <summary>The registry the families live in.</summary>
+    public CollectorRegistry Registry { get; }
+
+    internal Counter Timeouts { get; }
+
+    internal Gauge LastTimeoutSentAwaitingResponse { get; }
+
+    internal Gauge LastTimeoutPendingUnsent { get; }
+
+    internal Gauge LastTimeoutInboundBytes { get; }
+
+    internal Gauge LastTimeoutBusyWorkerThreads { get; }
+
+    internal Gauge LastTimeoutTimestamp { get; }
+
+    internal Gauge Connected { get; }
+
+    internal Gauge SentAwaitingResponse { get; }
+
+    internal Gauge PendingUnsent { get; }
+
+    internal Counter Operations { get; }
+
+    internal Counter Reconnects { get; }
+
+    internal Gauge Subscriptions { get; }
+
+    internal Histogram Ping { get; }
+
+    internal Counter PingFailures { get; }
+
+    internal Gauge LastProbeSuccess { get; }
+
+    internal Gauge HeartbeatAge { get; }
+
+    internal Counter ClientTimeouts { get; }
+
+    internal Counter ConnectionEvents { get; }
+
+    internal Gauge ThreadPoolBusy { get; }
+
+    internal Gauge ThreadPoolMin { get; }
+
+    internal Gauge ThreadPoolMax { get; }
+
+    internal Gauge ThreadPoolThreads { get; }
+
+    internal Gauge ThreadPoolQueueLength { get; }
+
+    internal Counter ThreadPoolCompleted { get; }
+
+    internal Histogram ProbeCycle { get; }
+
+    internal Counter ProbeFailures { get; }
+
+    internal Counter CaptureDropped { get; }
+
+    /// <summary>Counts one diagnosed timeout and sets the last-seen gauges of what it carried.</summary>
+    internal void RecordTimeout(ObservedTimeout timeout)
+    {
+        var multiplexer = timeout.Multiplexer ?? UnknownMultiplexer;
+        var endpoint = _timeoutEndpoints.Admit(multiplexer + "\n" + timeout.Endpoint) == BoundedLabelValues.Other
+            ? BoundedLabelValues.Other
+            : timeout.Endpoint;
+        Timeouts.WithLabels(multiplexer, endpoint, timeout.Diagnosis.Cause.ToName(), timeout.Source).Inc();
+
+        var report = timeout.Report;
+        var live = timeout.LiveCountersAtCatch;
+        SetIfKnown(LastTimeoutSentAwaitingResponse, multiplexer, endpoint, live is { SentAwaitingResponse: > 0 } ? live.SentAwaitingResponse : report.Number("qs"));
+        SetIfKnown(LastTimeoutPendingUnsent, multiplexer, endpoint, live is { PendingUnsent: > 0 } ? live.PendingUnsent : report.Number("qu"));
+        SetIfKnown(LastTimeoutInboundBytes, multiplexer, endpoint, report.Number("in"));
+        SetIfKnown(LastTimeoutBusyWorkerThreads, multiplexer, endpoint, report.Field("WORKER")?.Part("Busy") ?? timeout.ThreadPoolAtCatch?.WorkerBusy);
+        LastTimeoutTimestamp.WithLabels(multiplexer, endpoint).Set(timeout.Time.ToUnixTimeMilliseconds() / 1000.0);
+    }
+
+    /// <summary>Sets the thread-pool families from one sample.</summary>
+    internal void RecordThreadPool(ThreadPoolSnapshot pool)
+    {
+        ThreadPoolBusy.WithLabels("worker").Set(pool.WorkerBusy);
+        ThreadPoolBusy.WithLabels("io").Set(pool.IoBusy);
+        ThreadPoolMin.WithLabels("worker").Set(pool.WorkerMin);
+        ThreadPoolMin.WithLabels("io").Set(pool.IoMin);
+        ThreadPoolMax.WithLabels("worker").Set(pool.WorkerMax);
+        ThreadPoolMax.WithLabels("io").Set(pool.IoMax);
+        ThreadPoolThreads.Set(pool.Threads);
+        ThreadPoolQueueLength.Set(pool.QueueLength);
+        ThreadPoolCompleted.IncTo(pool.CompletedItems);
+    }
+
+    /// <summary>Removes every series of one multiplexer (it was disposed or unregistered).</summary>
+    internal void RemoveMultiplexer(string multiplexer)
+    {
+        foreach (var collector in (Collector[])[Connected, SentAwaitingResponse, PendingUnsent, Operations, Reconnects, Subscriptions,
+                     Ping, PingFailures, LastProbeSuccess, HeartbeatAge, ClientTimeouts, ConnectionEvents])
+        {
+            RemoveWhere(collector, multiplexer);
+        }
+    }
+
+    private static void RemoveWhere(Collector collector, string multiplexer)
+    {
+        switch (collector)
+        {
+            case Gauge gauge:
+                foreach (var labels in gauge.GetAllLabelValues().Where(l => l.Length > 0 && l[0] == multiplexer).ToList())
+                {
+                    gauge.RemoveLabelled(labels);
+                }
+
+                break;
+            case Counter counter:
+                foreach (var labels in counter.GetAllLabelValues().Where(l => l.Length > 0 && l[0] == multiplexer).ToList())
+                {
+                    counter.RemoveLabelled(labels);
+                }
+
+                break;
+            case Histogram histogram:
+                foreach (var labels in histogram.GetAllLabelValues().Where(l => l.Length > 0 && l[0] == multiplexer).ToList())
+                {
+                    histogram.RemoveLabelled(labels);
+                }
+
+                break;
+            default:
+                break;
+        }
+    }
+
+    private static void SetIfKnown(Gauge gauge, string multiplexer, string endpoint, double? value)
+    {
+        if (value is { } known)
+        {
+            gauge.WithLabels(multiplexer, endpoint).Set(known);
+        }
+    }
+}

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 using MuxWatch.Export;
 using MuxWatch.Hosting;
@@ -19,7 +20,6 @@ internal sealed class MultiplexerProbe : IPeriodicProbe, ITargetStatusSource, IA
         IEnumerable<ConfiguredTargets> configured,
         IServiceProvider services,
         MuxWatchMetrics metrics,
-        TimeoutPipeline pipeline,
         TimeProvider time,
         IOptions<MuxWatchOptions> options)
     {
@@ -32,7 +32,10 @@ internal sealed class MultiplexerProbe : IPeriodicProbe, ITargetStatusSource, IA
                 [$"Two multiplexers are named '{duplicate.Key}' (AddMultiplexer and {ConfiguredTargets.SectionName}): names must be unique."]);
         }
 
-        _watched = [.. all.Select(r => new WatchedMultiplexer(r, services, metrics, pipeline, time))];
+        // Resolved when first needed: the pipeline's live-counters step reads this probe, so taking the
+        // pipeline in the constructor would make the two depend on each other.
+        TimeoutPipeline Pipeline() => services.GetRequiredService<TimeoutPipeline>();
+        _watched = [.. all.Select(r => new WatchedMultiplexer(r, services, metrics, Pipeline, time))];
     }
 
     public string Name => "multiplexer";

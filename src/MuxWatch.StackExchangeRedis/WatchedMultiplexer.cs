@@ -24,7 +24,7 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
     private readonly MultiplexerRegistration _registration;
     private readonly IServiceProvider _services;
     private readonly MuxWatchMetrics _metrics;
-    private readonly TimeoutPipeline _pipeline;
+    private readonly Func<TimeoutPipeline> _pipeline;
     private readonly TimeProvider _time;
     private readonly ConcurrentDictionary<string, EndpointState> _endpoints = new(StringComparer.Ordinal);
     private readonly BoundedLabelValues _eventEndpoints = new(MaxEventEndpoints);
@@ -38,7 +38,7 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
     private DateTimeOffset? _lastSuccess;
     private bool _disposed;
 
-    public WatchedMultiplexer(MultiplexerRegistration registration, IServiceProvider services, MuxWatchMetrics metrics, TimeoutPipeline pipeline, TimeProvider time)
+    public WatchedMultiplexer(MultiplexerRegistration registration, IServiceProvider services, MuxWatchMetrics metrics, Func<TimeoutPipeline> pipeline, TimeProvider time)
     {
         _registration = registration;
         _services = services;
@@ -219,7 +219,7 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
             // The probe's own timeout: recorded and diagnosed like an app's, marked as the probe's.
             _metrics.PingFailures.WithLabels(Name, endpoint, ex is RedisTimeoutException ? "timeout" : "connection").Inc();
             Failed(ex.Message);
-            _pipeline.Submit(new TimeoutObservation(_time.GetUtcNow(), TimeoutSources.Probe, TimeoutMessageReader.Read(ex))
+            _pipeline().Submit(new TimeoutObservation(_time.GetUtcNow(), TimeoutSources.Probe, TimeoutMessageReader.Read(ex))
             {
                 Multiplexer = Name,
                 ThreadPoolAtCatch = ThreadPoolSnapshot.Capture(),

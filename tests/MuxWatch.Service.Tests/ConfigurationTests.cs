@@ -12,6 +12,12 @@ public sealed class ConfigurationTests
     [InlineData("MuxWatch:Api:MaxMessagesPerRequest", "0")]
     [InlineData("MuxWatch:Api:MaxConcurrentPosts", "0")]
     [InlineData("MuxWatch:Api:BearerToken", "short")]
+    [InlineData("MuxWatch:ProbeInterval", "00:00:00")]
+    [InlineData("MuxWatch:ProbeInterval", "-00:00:01")]
+    [InlineData("MuxWatch:ProbeTimeout", "00:00:00")]
+    [InlineData("MuxWatch:Targets:0:ConnectionString", "localhost:6379,password=hunter2-never-shown,notAnOption=1")]
+    [InlineData("MuxWatch:Targets:0:ConnectionString", ",,,")]
+    [InlineData("MuxWatch:Targets:0:Name", "has spaces and {braces}")]
     public async Task An_invalid_setting_exits_non_zero_naming_it(string setting, string value)
     {
         var port = FreePort.Next();
@@ -25,6 +31,21 @@ public sealed class ConfigurationTests
         {
             Assert.DoesNotContain($"={value}", output + error, StringComparison.Ordinal);
         }
+
+        Assert.DoesNotContain("hunter2-never-shown", output + error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Two_targets_with_one_name_exit_non_zero_naming_the_setting()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Service", "--urls", $"http://127.0.0.1:{FreePort.Next()}",
+            "--MuxWatch:Targets:0:Name=cache", "--MuxWatch:Targets:0:ConnectionString=localhost:6379",
+            "--MuxWatch:Targets:1:Name=Cache", "--MuxWatch:Targets:1:ConnectionString=localhost:6380");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info);
+
+        Assert.NotEqual(0, exitCode);
+        Assert.Contains("MuxWatch:Targets:1:Name", output + error, StringComparison.Ordinal);
     }
 
     [Fact]

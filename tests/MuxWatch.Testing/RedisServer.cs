@@ -24,6 +24,16 @@ public sealed class RedisServer : IAsyncDisposable
     /// <summary>The port it listens on.</summary>
     public int Port { get; }
 
+    /// <summary>The password, when the server was started with <c>--requirepass</c>.</summary>
+    public string? Password
+    {
+        get
+        {
+            var at = Array.IndexOf(_extraArguments, "--requirepass");
+            return at >= 0 && at + 1 < _extraArguments.Length ? _extraArguments[at + 1] : null;
+        }
+    }
+
     /// <summary><c>127.0.0.1:port</c>.</summary>
     public string EndPoint => $"127.0.0.1:{Port}";
 
@@ -45,10 +55,18 @@ public sealed class RedisServer : IAsyncDisposable
         }
     }
 
+    /// <summary>Starts the server again on the same port (after <see cref="KillAsync"/>), as a restarted Redis would come back.</summary>
+    public Task RestartAsync() => StartProcessAsync();
+
     /// <summary>Runs one command through <c>redis-cli</c> and returns its output.</summary>
     public async Task<string> CommandAsync(params string[] arguments)
     {
         var info = new ProcessStartInfo("redis-cli") { RedirectStandardOutput = true, RedirectStandardError = true };
+        if (Password is { } password)
+        {
+            info.Environment["REDISCLI_AUTH"] = password;
+        }
+
         foreach (var argument in (string[])["-h", "127.0.0.1", "-p", Port.ToString(System.Globalization.CultureInfo.InvariantCulture), .. arguments])
         {
             info.ArgumentList.Add(argument);
@@ -73,9 +91,12 @@ public sealed class RedisServer : IAsyncDisposable
             await client.ConnectAsync("127.0.0.1", Port, timeout.Token).ConfigureAwait(false);
             var stream = client.GetStream();
             await stream.WriteAsync("PING\r\n"u8.ToArray(), timeout.Token).ConfigureAwait(false);
-            var buffer = new byte[16];
+            var buffer = new byte[64];
             var read = await stream.ReadAsync(buffer, timeout.Token).ConfigureAwait(false);
-            return Encoding.ASCII.GetString(buffer, 0, read).StartsWith("+PONG", StringComparison.Ordinal);
+            var answer = Encoding.ASCII.GetString(buffer, 0, read);
+
+            // A server with a password answers NOAUTH: it is up all the same.
+            return answer.StartsWith("+PONG", StringComparison.Ordinal) || answer.StartsWith("-NOAUTH", StringComparison.Ordinal);
         }
         catch (Exception ex) when (ex is SocketException or IOException or OperationCanceledException)
         {

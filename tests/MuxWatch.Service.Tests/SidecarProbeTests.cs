@@ -1,0 +1,188 @@
+using System.Text.Json;
+using MuxWatch.Testing;
+
+namespace MuxWatch.Service.Tests;
+
+/// <summary>
+/// The sidecar as a real process probing real <c>redis-server</c> targets: what <c>/metrics</c>,
+/// <c>/api/targets</c> and <c>/api/timeouts</c> show when Redis is healthy, stalls, dies and comes back.
+/// Run on both ends of the supported client range by test.sh.
+/// </summary>
+public sealed class SidecarProbeTests : IAsyncLifetime
+{
+    private const string Password = "s3cret-sidecar-pw-77";
+    private RedisServer _redis = null!;
+
+    public SidecarProbeTests() => TestThreadPool.EnsureRoomy();
+
+    public async Task InitializeAsync() => _redis = await RedisServer.StartAsync("--requirepass", Password);
+
+    public async Task DisposeAsync() => await _redis.DisposeAsync();
+
+    private string Target(string extra = "") => $"{_redis.EndPoint},password={Password}{extra}";
+
+    private static Task<ServiceProcess> StartSidecarAsync(params (string Name, string ConnectionString)[] targets) =>
+        ServiceProcess.StartAsync(
+        [
+            "--MuxWatch:ProbeInterval=00:00:00.200",
+            .. targets.SelectMany((t, i) => (string[])[$"--MuxWatch:Targets:{i}:Name={t.Name}", $"--MuxWatch:Targets:{i}:ConnectionString={t.ConnectionString}"]),
+        ]);
+
+    [Fact]
+    public async Task One_target_exports_every_family_with_sensible_values_and_no_secret()
+    {
+        await using var sidecar = await StartSidecarAsync(("cache", Target()));
+        var mux = ("multiplexer", "cache");
+        var endpoint = ("endpoint", _redis.EndPoint);
+
+        MetricsText metrics = null!;
+        await Eventually.UntilAsync(async () =>
+        {
+            metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+            return metrics.Value("muxwatch_ping_seconds_count", mux, endpoint) >= 2 && metrics.Value("muxwatch_heartbeat_age_seconds", mux) is not null;
+        }, "the sidecar to probe its target");
+
+        Assert.Equal(1, metrics.Value("muxwatch_connected", mux, endpoint));
+        Assert.Equal(0, metrics.Value("muxwatch_sent_awaiting_response", mux, endpoint));
+        Assert.Equal(0, metrics.Value("muxwatch_pending_unsent", mux, endpoint));
+        Assert.True(metrics.Value("muxwatch_operations_total", mux, endpoint) >= 2);
+        Assert.Equal(0, metrics.Value("muxwatch_reconnects_total", mux, endpoint));
+        Assert.True(metrics.Value("muxwatch_subscriptions", mux, endpoint) >= 0);
+        Assert.InRange(metrics.Value("muxwatch_ping_seconds_sum", mux, endpoint)!.Value, 0, 5);
+        Assert.InRange(metrics.Value("muxwatch_heartbeat_age_seconds", mux)!.Value, 0, 30);
+        Assert.Equal(0, metrics.Value("muxwatch_client_timeouts_total", mux, ("mode", "sync")));
+        Assert.Equal(0, metrics.Value("muxwatch_client_timeouts_total", mux, ("mode", "async")));
+        var lastSuccess = DateTimeOffset.FromUnixTimeMilliseconds((long)(metrics.Value("muxwatch_last_probe_success_timestamp_seconds", mux, endpoint)!.Value * 1000));
+        Assert.InRange(DateTimeOffset.UtcNow - lastSuccess, TimeSpan.FromSeconds(-5), TimeSpan.FromSeconds(30));
+        Assert.True(metrics.Value("muxwatch_threadpool_min_threads", ("pool", "worker")) >= 1);
+        Assert.True(metrics.Value("muxwatch_threadpool_max_threads", ("pool", "io")) >= 1);
+        Assert.NotNull(metrics.Value("muxwatch_threadpool_busy_threads", ("pool", "worker")));
+        Assert.True(metrics.Value("muxwatch_threadpool_threads") >= 1);
+        Assert.NotNull(metrics.Value("muxwatch_threadpool_queue_length"));
+        Assert.True(metrics.Value("muxwatch_threadpool_completed_items_total") > 0);
+        Assert.True(metrics.Value("muxwatch_probe_cycle_seconds_count") >= 2);
+        Assert.Equal(0, metrics.Value("muxwatch_capture_dropped_total"));
+        foreach (var family in (string[])["muxwatch_timeouts_total", "muxwatch_connection_events_total", "muxwatch_probe_failures_total", "muxwatch_ping_failures_total"])
+        {
+            Assert.True(metrics.HasFamily(family), $"{family} is declared");
+        }
+
+        // Counters the client never fills are not exported as if meaningful.
+        Assert.DoesNotContain("completed_synchronously", metrics.Text, StringComparison.Ordinal);
+        Assert.DoesNotContain("writer_count", metrics.Text, StringComparison.Ordinal);
+
+        using var targets = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative)));
+        var target = targets.RootElement.GetProperty("targets")[0];
+        Assert.Equal("cache", target.GetProperty("name").GetString());
+        Assert.Equal("connected", target.GetProperty("state").GetString());
+        Assert.True(target.GetProperty("owned").GetBoolean());
+        var server = target.GetProperty("servers")[0];
+        Assert.Equal(_redis.EndPoint, server.GetProperty("endpoint").GetString());
+        Assert.Equal("primary", server.GetProperty("role").GetString());
+        Assert.StartsWith("7.", server.GetProperty("version").GetString(), StringComparison.Ordinal);
+        Assert.Contains(_redis.EndPoint, target.GetProperty("configuration").GetString(), StringComparison.Ordinal);
+
+        var everything = metrics.Text + targets.RootElement.GetRawText() + sidecar.Output;
+        Assert.DoesNotContain(Password, everything, StringComparison.Ordinal);
+        var clients = await _redis.CommandAsync("CLIENT", "LIST");
+        Assert.Contains("name=muxwatch", clients, StringComparison.Ordinal);
+
+        using var health = await sidecar.Client.GetAsync(new Uri("/healthz", UriKind.Relative));
+        Assert.True(health.IsSuccessStatusCode);
+    }
+
+    [Fact]
+    public async Task A_server_stall_shows_in_qs_and_the_probes_own_timeout_is_recorded_as_server_stall()
+    {
+        await using var sidecar = await StartSidecarAsync(("stalling", Target(",asyncTimeout=500,syncTimeout=500")));
+        var mux = ("multiplexer", "stalling");
+        await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_ping_seconds_count", mux) >= 1, "the first PING");
+
+        var sleeping = _redis.CommandInBackground("DEBUG", "SLEEP", "4");
+        await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_sent_awaiting_response", mux) >= 1,
+            "qs above 0 while the server sleeps");
+        JsonElement timeout = default;
+        await Eventually.UntilAsync(async () =>
+        {
+            using var listed = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/timeouts?limit=100", UriKind.Relative)));
+            var found = listed.RootElement.GetProperty("timeouts").EnumerateArray().FirstOrDefault(t => t.GetProperty("source").GetString() == "probe");
+            timeout = found.Clone();
+            return found.ValueKind == JsonValueKind.Object;
+        }, "the probe's own timeout in /api/timeouts");
+        await sleeping;
+
+        Assert.Equal("server-stall", timeout.GetProperty("cause").GetString());
+        Assert.Equal("stalling", timeout.GetProperty("multiplexer").GetString());
+        Assert.Equal(_redis.EndPoint, timeout.GetProperty("endpoint").GetString());
+        Assert.Equal("PING", timeout.GetProperty("command").GetString());
+
+        await Eventually.UntilAsync(async () =>
+        {
+            var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+            return metrics.Value("muxwatch_sent_awaiting_response", mux) == 0
+                && metrics.Value("muxwatch_timeouts_total", mux, ("cause", "server-stall"), ("source", "probe")) >= 1
+                && metrics.Value("muxwatch_client_timeouts_total", mux, ("mode", "async")) >= 1;
+        }, "qs back to 0 after the stall, the timeout counted by cause and by the client");
+
+        // Nothing in this process timed out but the probe: nothing is marked as an app's.
+        var all = await MetricsText.ScrapeAsync(sidecar.Client);
+        Assert.Null(all.Value("muxwatch_timeouts_total", ("source", "first-chance")));
+    }
+
+    [Fact]
+    public async Task A_killed_server_is_seen_disconnected_and_counted_then_reconnected_when_it_returns()
+    {
+        await using var sidecar = await StartSidecarAsync(("flaky", Target(",connectTimeout=1000")));
+        var mux = ("multiplexer", "flaky");
+        await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_connected", mux) == 1, "connected");
+
+        await _redis.KillAsync();
+        await Eventually.UntilAsync(async () =>
+        {
+            var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+            return metrics.Value("muxwatch_connected", mux) == 0
+                && metrics.Value("muxwatch_connection_events_total", mux, ("event", "connection-failed")) >= 1;
+        }, "connected to drop to 0 and the failure to be counted");
+        using (var targets = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative))))
+        {
+            Assert.NotEqual("connected", targets.RootElement.GetProperty("targets")[0].GetProperty("state").GetString());
+        }
+
+        await _redis.RestartAsync();
+        await Eventually.UntilAsync(async () =>
+        {
+            var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+            return metrics.Value("muxwatch_connected", mux) == 1
+                && metrics.Value("muxwatch_connection_events_total", mux, ("event", "connection-restored")) >= 1
+                && metrics.Value("muxwatch_reconnects_total", mux) >= 1;
+        }, "back to connected, the restore counted and the reconnect counted", TimeSpan.FromSeconds(60));
+    }
+
+    [Fact]
+    public async Task An_unreachable_target_does_not_hold_back_the_others()
+    {
+        var nothingListens = $"127.0.0.1:{FreePort.Next()},connectTimeout=5000";
+        await using var sidecar = await StartSidecarAsync(("dead", nothingListens), ("alive", Target()));
+        var alive = ("multiplexer", "alive");
+
+        // The live target's last successful probe keeps moving, probe after probe, while the dead one never connects.
+        var seen = new HashSet<double>();
+        await Eventually.UntilAsync(async () =>
+        {
+            var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+            if (metrics.Value("muxwatch_last_probe_success_timestamp_seconds", alive) is { } last)
+            {
+                seen.Add(last);
+            }
+
+            return seen.Count >= 5;
+        }, "five successive successful probes of the live target");
+
+        var final = await MetricsText.ScrapeAsync(sidecar.Client);
+        Assert.Null(final.Value("muxwatch_last_probe_success_timestamp_seconds", ("multiplexer", "dead")));
+        Assert.NotEqual(1, final.Value("muxwatch_connected", ("multiplexer", "dead")));
+        using var targets = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative)));
+        var dead = targets.RootElement.GetProperty("targets").EnumerateArray().Single(t => t.GetProperty("name").GetString() == "dead");
+        Assert.NotEqual("connected", dead.GetProperty("state").GetString());
+    }
+}

@@ -8,14 +8,24 @@ namespace MuxWatch.StackExchangeRedis;
 /// own): a posted message came from another process, whose counters these are not.
 /// </summary>
 /// <remarks>
-/// The counters are read when the pipeline takes the exception, normally milliseconds after the throw;
-/// a stall's outstanding replies stay counted for the whole stall, after the timeouts too (measured).
+/// The counters are the highest of those read now and those the probe sampled while the request waited
+/// (from the message's elapsed or timeout figure, else the last 10 s): an async timeout can surface after
+/// its stall has ended, when the counters read now are back at 0.
 /// When several watched multiplexers share the endpoint, the one whose client name the message carries
 /// is taken; if that does not decide it, none is.
 /// </remarks>
 internal sealed class LiveCountersStep(MultiplexerProbe probe, TimeProvider time) : ITimeoutStep
 {
+    private static readonly TimeSpan DefaultWindow = TimeSpan.FromSeconds(10);
+
     public TimeoutStepStage Stage => TimeoutStepStage.Enrich;
+
+    private static DateTimeOffset WaitingSince(TimeoutContext timeout)
+    {
+        var observation = timeout.Observation;
+        var waited = observation.Report.ElapsedMilliseconds ?? observation.Report.TimeoutMilliseconds;
+        return observation.Time - (waited is > 0 and < 600_000 ? TimeSpan.FromMilliseconds(waited.Value) : DefaultWindow);
+    }
 
     public void Apply(TimeoutContext timeout)
     {
@@ -30,7 +40,7 @@ internal sealed class LiveCountersStep(MultiplexerProbe probe, TimeProvider time
             candidates = [.. candidates.Where(w => w.Multiplexer?.ClientName == clientName)];
         }
 
-        if (candidates.Count != 1 || candidates[0].LiveCountersOf(endpoint, time.GetUtcNow()) is not { } counters)
+        if (candidates.Count != 1 || candidates[0].LiveCountersOf(endpoint, time.GetUtcNow(), WaitingSince(timeout)) is not { } counters)
         {
             return;
         }

@@ -37,6 +37,7 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
     private (string Message, DateTimeOffset Time)? _lastError;
     private DateTimeOffset? _lastSuccess;
     private bool _disposed;
+    private volatile bool _pingSawDisposed;
 
     public WatchedMultiplexer(MultiplexerRegistration registration, IServiceProvider services, MuxWatchMetrics metrics, Func<TimeoutPipeline> pipeline, TimeProvider time)
     {
@@ -67,14 +68,13 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
             return;
         }
 
-        var servers = multiplexer.GetServers();
-        if (servers.Length == 0 && multiplexer.GetEndPoints().Length > 0 && !multiplexer.IsConnected)
+        if (_pingSawDisposed || IsDisposed(multiplexer))
         {
-            // A disposed multiplexer keeps its configured endpoints but drops its servers (measured on 2.6.90 and 3.4.35).
             Retire("disposed");
             return;
         }
 
+        var servers = multiplexer.GetServers();
         var anyConnected = false;
         foreach (var server in servers)
         {
@@ -93,8 +93,15 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
         _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
     }
 
-    /// <summary>The live counters of <paramref name="endpoint"/>, when this multiplexer has that server.</summary>
-    public LiveCounters? LiveCountersOf(string endpoint, DateTimeOffset now)
+    /// <summary>
+    /// The live counters of <paramref name="endpoint"/>: the highest qs and qu among the counters read now
+    /// and those the probe sampled since <paramref name="since"/> (when the request started waiting).
+    /// </summary>
+    /// <remarks>
+    /// Now alone is not enough: an async timeout surfaces up to a heartbeat late, sometimes after the
+    /// stall has ended and its replies arrived (seen: a PING timeout read qs=0 at the catch).
+    /// </remarks>
+    public LiveCounters? LiveCountersOf(string endpoint, DateTimeOffset now, DateTimeOffset? since)
     {
         if (Multiplexer is not { } multiplexer)
         {
@@ -106,7 +113,14 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
             if (EndpointText.Of(server.EndPoint) == endpoint)
             {
                 var counters = server.GetCounters().Interactive;
-                return new LiveCounters(endpoint, server.IsConnected, counters.SentItemsAwaitingResponse, counters.PendingUnsentItems, now);
+                var (sent, unsent) = ((long)counters.SentItemsAwaitingResponse, (long)counters.PendingUnsentItems);
+                if (_endpoints.TryGetValue(endpoint, out var state))
+                {
+                    var (maxSent, maxUnsent) = state.MaxSince(since ?? now);
+                    (sent, unsent) = (Math.Max(sent, maxSent), Math.Max(unsent, maxUnsent));
+                }
+
+                return new LiveCounters(endpoint, server.IsConnected, sent, unsent, now);
             }
         }
 
@@ -171,6 +185,7 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
         var state = _endpoints.GetOrAdd(endpoint, static _ => new EndpointState());
         var connected = server.IsConnected;
         var counters = server.GetCounters();
+        state.Remember(now, counters.Interactive.SentItemsAwaitingResponse, counters.Interactive.PendingUnsentItems);
         _metrics.Connected.WithLabels(Name, endpoint).Set(connected ? 1 : 0);
         _metrics.SentAwaitingResponse.WithLabels(Name, endpoint).Set(counters.Interactive.SentItemsAwaitingResponse);
         _metrics.PendingUnsent.WithLabels(Name, endpoint).Set(counters.Interactive.PendingUnsentItems);
@@ -232,7 +247,7 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
         }
         catch (ObjectDisposedException)
         {
-            _metrics.PingFailures.WithLabels(Name, endpoint, "disposed").Inc();
+            _pingSawDisposed = true; // the next cycle retires it
         }
 #pragma warning disable CA1031 // a PING that fails in any other way is counted and reported, never thrown into the void
         catch (Exception ex)
@@ -300,8 +315,8 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
         catch (Exception ex)
 #pragma warning restore CA1031
         {
-            _state = "failed";
             Failed($"could not get the multiplexer: {ex.GetType().Name}: {ex.Message}");
+            _state = "failed";
             _metrics.ProbeFailures.WithLabels("multiplexer", "resolve-failed").Inc();
         }
     }
@@ -359,6 +374,29 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
         _metrics.ConnectionEvents.WithLabels(Name, label, name, failureType).Inc();
     }
 
+    /// <summary>
+    /// The client has no public "is disposed": a disposed multiplexer still lists its endpoints and
+    /// servers, but GetServer of its own endpoint throws "The specified endpoint is not defined"
+    /// (measured on 2.6.90 and 3.4.35), which a live one never does.
+    /// </summary>
+    private static bool IsDisposed(IConnectionMultiplexer multiplexer)
+    {
+        if (multiplexer.IsConnected || multiplexer.GetEndPoints() is not [var first, ..])
+        {
+            return false;
+        }
+
+        try
+        {
+            multiplexer.GetServer(first);
+            return false;
+        }
+        catch (Exception ex) when (ex is ArgumentException or ObjectDisposedException)
+        {
+            return true;
+        }
+    }
+
     private static string? DisplayConfiguration(IConnectionMultiplexer? multiplexer)
     {
         if (multiplexer is null)
@@ -385,10 +423,43 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
         }
     }
 
-    /// <summary>Per endpoint: at most one PING in flight, and when it last succeeded.</summary>
+    /// <summary>Per endpoint: at most one PING in flight, when it last succeeded, and the last qs/qu samples.</summary>
     private sealed class EndpointState
     {
+        /// <summary>Samples kept: a minute at the default interval, longer than any timeout's waiting window.</summary>
+        private const int HistoryLength = 64;
+
+        private readonly (DateTimeOffset Time, long Sent, long Unsent)[] _history = new (DateTimeOffset, long, long)[HistoryLength];
+        private readonly Lock _gate = new();
+        private int _next;
         private int _pinging;
+
+        public void Remember(DateTimeOffset time, long sent, long unsent)
+        {
+            lock (_gate)
+            {
+                _history[_next] = (time, sent, unsent);
+                _next = (_next + 1) % HistoryLength;
+            }
+        }
+
+        public (long Sent, long Unsent) MaxSince(DateTimeOffset since)
+        {
+            long sent = 0, unsent = 0;
+            lock (_gate)
+            {
+                foreach (var sample in _history)
+                {
+                    if (sample.Time >= since)
+                    {
+                        sent = Math.Max(sent, sample.Sent);
+                        unsent = Math.Max(unsent, sample.Unsent);
+                    }
+                }
+            }
+
+            return (sent, unsent);
+        }
 
         public DateTimeOffset? LastSuccess { get; set; }
 

@@ -8,6 +8,7 @@ namespace MuxWatch.Service.Tests;
 /// <c>/api/targets</c> and <c>/api/timeouts</c> show when Redis is healthy, stalls, dies and comes back.
 /// Run on both ends of the supported client range by test.sh.
 /// </summary>
+[Trait("Category", "LiveProbe")]
 public sealed class SidecarProbeTests : IAsyncLifetime
 {
     private const string Password = "s3cret-sidecar-pw-77";

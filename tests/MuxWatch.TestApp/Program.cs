@@ -1,32 +1,42 @@
 // Usage:
-//   MuxWatch.TestApp starve <host:port>   starve the pool until a real GET times out; print each recorded timeout as a JSON line
+//   MuxWatch.TestApp starve <host:port>   starve the pool until a real GET times out; print each recorded timeout as a JSON line,
+//                                        then the metrics MuxWatch exported while the pool was starved, each line prefixed "metrics: "
 //   MuxWatch.TestApp storm <count>        throw <count> distinct RedisTimeoutExceptions on 4 threads; print what MuxWatch accounted for
 using System.Reflection;
 using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
+using MuxWatch.Probing;
 using MuxWatch.Timeouts;
+using Prometheus;
 using StackExchange.Redis;
 
 var builder = Host.CreateApplicationBuilder();
 builder.Logging.ClearProviders(); // standard output carries only the JSON
 builder.Configuration["MuxWatch:RecentTimeoutCapacity"] = "100";
 builder.Configuration["MuxWatch:CaptureQueueCapacity"] = "500";
-builder.Services.AddMuxWatch();
+builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+var registry = Metrics.NewCustomRegistry();
+var watched = builder.Services.AddMuxWatch().UseMetricsRegistry(registry);
+if (args is ["starve", var watchedEndpoint])
+{
+    watched.AddMultiplexer("app", $"{watchedEndpoint},syncTimeout=1000");
+}
+
 using var host = builder.Build();
 await host.StartAsync();
 
 var exitCode = args switch
 {
-    ["starve", var endpoint] => await StarveAsync(host.Services, endpoint),
+    ["starve", var endpoint] => await StarveAsync(host.Services, endpoint, registry),
     ["storm", var count] when int.TryParse(count, out var n) && n > 0 => await StormAsync(host.Services, n),
     _ => 2,
 };
 await host.StopAsync();
 return exitCode;
 
-static async Task<int> StarveAsync(IServiceProvider services, string endpoint)
+static async Task<int> StarveAsync(IServiceProvider services, string endpoint, CollectorRegistry registry)
 {
     using var redis = await ConnectionMultiplexer.ConnectAsync($"{endpoint},syncTimeout=1000");
     var db = redis.GetDatabase();
@@ -55,8 +65,26 @@ static async Task<int> StarveAsync(IServiceProvider services, string endpoint)
             }
         }
     });
+    var starvedMetrics = string.Empty;
+    var loop = services.GetRequiredService<ProbeLoopHealth>();
+    var metricsReader = new Thread(() =>
+    {
+        // Still starved: wait (on this thread, not the pool) for two probe cycles, then read the export.
+        caller.Join();
+        var cycles = loop.Cycles;
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (loop.Cycles < cycles + 2 && DateTime.UtcNow < deadline)
+        {
+            Thread.Sleep(10);
+        }
+
+        using var stream = new MemoryStream();
+        registry.CollectAndExportAsTextAsync(stream).Wait(TimeSpan.FromSeconds(10));
+        starvedMetrics = System.Text.Encoding.UTF8.GetString(stream.ToArray());
+    });
     caller.Start();
-    caller.Join();
+    metricsReader.Start();
+    metricsReader.Join();
     release.Set();
 
     var recent = services.GetRequiredService<RecentTimeouts>();
@@ -70,6 +98,11 @@ static async Task<int> StarveAsync(IServiceProvider services, string endpoint)
         }
 
         stdout.Write("\n"u8);
+    }
+
+    foreach (var line in starvedMetrics.Split('\n').Where(line => line.StartsWith("muxwatch_threadpool", StringComparison.Ordinal)))
+    {
+        Console.WriteLine("metrics: " + line);
     }
 
     return timedOut ? 0 : 3;

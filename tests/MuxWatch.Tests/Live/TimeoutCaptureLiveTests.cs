@@ -18,6 +18,7 @@ namespace MuxWatch.Tests.Live;
 /// This process runs many tests at once, so its pool minimum is raised: here busy above minimum must
 /// mean real starvation, not a busy test runner.
 /// </remarks>
+[Trait("Category", "LiveProbe")]
 public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
 {
     private readonly CollectingLoggerProvider _logs = new();
@@ -98,11 +99,18 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
         var (exitCode, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.TestApp", "starve", _server.EndPoint));
 
         Assert.True(exitCode == 0, $"the app did not see a timeout (exit {exitCode}): {error}");
-        var timeouts = output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement).ToList();
+        var lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        var timeouts = lines.Where(line => line.StartsWith('{')).Select(line => JsonDocument.Parse(line).RootElement).ToList();
         Assert.Contains(timeouts, t =>
             t.GetProperty("cause").GetString() == "thread-pool-starvation"
             && t.GetProperty("endpoint").GetString() == _server.EndPoint
             && t.GetProperty("threadPoolAtCatch").GetProperty("workerBusy").GetInt32() > t.GetProperty("threadPoolAtCatch").GetProperty("workerMin").GetInt32());
+
+        // Its own gauges, sampled while the pool was starved (the probe loop has a thread of its own).
+        var metrics = new MetricsText(string.Join('\n', lines.Where(line => line.StartsWith("metrics: ", StringComparison.Ordinal)).Select(line => line["metrics: ".Length..])));
+        var busy = metrics.Value("muxwatch_threadpool_busy_threads", ("pool", "worker"));
+        var min = metrics.Value("muxwatch_threadpool_min_threads", ("pool", "worker"));
+        Assert.True(busy > min, $"worker busy {busy} above min {min} in the app's gauges: {metrics.Text}");
     }
 
     private static bool TimesOut(Action call)

@@ -1,0 +1,154 @@
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using MuxWatch.Pipeline;
+using MuxWatch.Probing;
+using MuxWatch.Testing;
+using MuxWatch.Timeouts;
+using Prometheus;
+using StackExchange.Redis;
+
+namespace MuxWatch.Tests.Live;
+
+/// <summary>
+/// MuxWatch in-process watching the app's own multiplexer against a real <c>redis-server</c>: the gauges
+/// during a stall, the live counters a caught timeout carries, a disposed multiplexer, a factory that fails.
+/// Each test owns its metrics registry. Run on both ends of the supported client range by test.sh.
+/// </summary>
+[Trait("Category", "LiveProbe")]
+public sealed class InProcessProbeLiveTests : IAsyncLifetime
+{
+    private readonly CollectorRegistry _registry = Metrics.NewCustomRegistry();
+    private RedisServer _redis = null!;
+
+    public InProcessProbeLiveTests() => TestThreadPool.EnsureRoomy();
+
+    public async Task InitializeAsync() => _redis = await RedisServer.StartAsync();
+
+    public async Task DisposeAsync() => await _redis.DisposeAsync();
+
+    private async Task<MetricsText> ScrapeAsync()
+    {
+        using var stream = new MemoryStream();
+        await _registry.CollectAndExportAsTextAsync(stream);
+        return new MetricsText(System.Text.Encoding.UTF8.GetString(stream.ToArray()));
+    }
+
+    private async Task<IHost> StartHostAsync(Action<MuxWatch.Hosting.MuxWatchBuilder> watch, Action<IServiceCollection>? services = null)
+    {
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+        services?.Invoke(builder.Services);
+        watch(builder.Services.AddMuxWatch().UseMetricsRegistry(_registry));
+        var host = builder.Build();
+        await host.StartAsync();
+        return host;
+    }
+
+    [Fact]
+    public async Task A_stall_with_requests_in_flight_shows_in_qs_and_each_caught_timeout_carries_the_live_counters()
+    {
+        var name = $"app{_redis.Port}";
+        using var app = await ConnectionMultiplexer.ConnectAsync($"{_redis.EndPoint},asyncTimeout=500,syncTimeout=500,name={name}");
+        using var host = await StartHostAsync(watch => watch.AddMultiplexer("cache", _ => app));
+        var mux = ("multiplexer", "cache");
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_connected", mux) == 1, "the app's multiplexer probed");
+
+        var db = app.GetDatabase();
+        var sleeping = _redis.CommandInBackground("DEBUG", "SLEEP", "4");
+        await Eventually.UntilAsync(async () => !await _redis.AnswersPingAsync(), "the server to be asleep");
+        var requests = Enumerable.Range(0, 50).Select(i => db.StringGetAsync($"k{i}")).ToList();
+
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_sent_awaiting_response", mux) >= 50, "qs to show the 50 requests in flight");
+        var outcomes = await Task.WhenAll(requests.Select(async r => { try { await r; return "ok"; } catch (RedisTimeoutException) { return "timeout"; } }));
+        Assert.Contains("timeout", outcomes);
+        await sleeping;
+
+        var recent = host.Services.GetRequiredService<RecentTimeouts>();
+        ObservedTimeout? caught = null;
+        await Eventually.UntilAsync(
+            () => (caught = recent.Newest().FirstOrDefault(t => t.Source == TimeoutSources.FirstChance && t.Report.Command == "GET" && t.Endpoint == _redis.EndPoint)) is not null,
+            "an app timeout recorded");
+        Assert.Equal("cache", caught!.Multiplexer);
+        Assert.NotNull(caught.LiveCountersAtCatch);
+        Assert.True(caught.LiveCountersAtCatch!.SentAwaitingResponse >= 1, $"live qs {caught.LiveCountersAtCatch.SentAwaitingResponse}");
+        Assert.Equal(TimeoutCause.ServerStall, caught.Diagnosis.Cause);
+        if (caught.Report.Number("qs") == 0)
+        {
+            // 3.4.35 writes qs: 0; the evidence says where the figure came from.
+            Assert.Contains(caught.Diagnosis.Evidence, e => e.Contains("live counters", StringComparison.Ordinal));
+        }
+
+        MetricsText metrics = null!;
+        await Eventually.UntilAsync(async () =>
+        {
+            metrics = await ScrapeAsync();
+            return metrics.Value("muxwatch_sent_awaiting_response", mux) == 0
+                && metrics.Value("muxwatch_timeouts_total", mux, ("cause", "server-stall"), ("source", "first-chance")) >= 1
+                && metrics.Value("muxwatch_last_timeout_sent_awaiting_response", mux) >= 1;
+        }, "qs back to 0, the app's timeouts counted under its multiplexer").ContinueWith(
+            t => t.IsFaulted ? throw new TimeoutException(t.Exception!.InnerException!.Message + "\n" + metrics.Text) : t, TaskScheduler.Default).Unwrap();
+        Assert.Equal(0, host.Services.GetRequiredService<TimeoutPipeline>().InternalFailures);
+        await host.StopAsync();
+    }
+
+    [Fact]
+    public async Task A_multiplexer_the_app_disposes_stops_being_probed_and_its_series_go_away()
+    {
+        var app = await ConnectionMultiplexer.ConnectAsync(_redis.EndPoint);
+        using var host = await StartHostAsync(watch => watch.AddMultiplexer("short-lived", _ => app));
+        var mux = ("multiplexer", "short-lived");
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_ping_seconds_count", mux) >= 1, "probed while alive");
+
+        await app.DisposeAsync();
+
+        await Eventually.UntilAsync(async () => !(await ScrapeAsync()).Text.Contains("multiplexer=\"short-lived\"", StringComparison.Ordinal), "its series removed");
+        var status = host.Services.GetRequiredService<ITargetStatusSource>().Targets().Single();
+        Assert.Equal("disposed", status.State);
+        await host.StopAsync();
+    }
+
+    [Fact]
+    public async Task A_factory_that_throws_never_breaks_start_up_and_is_reported_failed()
+    {
+        var calls = 0;
+        using var host = await StartHostAsync(watch => watch.AddMultiplexer("broken", _ =>
+        {
+            Interlocked.Increment(ref calls);
+            throw new InvalidOperationException("It was not possible to connect to the redis server(s). password=hunter2-never-shown");
+        }));
+
+        var source = host.Services.GetRequiredService<ITargetStatusSource>();
+        await Eventually.UntilAsync(() => source.Targets().Single().State == "failed", "the target reported failed");
+        var status = source.Targets().Single();
+        Assert.Contains("InvalidOperationException", status.LastError, StringComparison.Ordinal);
+        Assert.DoesNotContain("hunter2-never-shown", status.LastError, StringComparison.Ordinal);
+        Assert.Equal(1, calls); // tried again only after the retry interval, not every cycle
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_probe_cycle_seconds_count") >= 3, "the loop still cycling");
+        await host.StopAsync();
+    }
+
+    [Fact]
+    public async Task The_apps_multiplexer_is_observed_never_reconfigured_and_its_events_are_let_go_on_stop()
+    {
+        using var app = await ConnectionMultiplexer.ConnectAsync(_redis.EndPoint);
+        var configuration = app.Configuration;
+        var host = await StartHostAsync(watch => watch.AddMultiplexer("observed", _ => app));
+        var errors = (Name: "muxwatch_connection_events_total", Mux: ("multiplexer", "observed"), Event: ("event", "error-message"));
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_ping_seconds_count", errors.Mux) >= 1, "probed");
+
+        // Every server error reply raises ErrorMessage: counted while watched.
+        await Assert.ThrowsAsync<RedisServerException>(() => app.GetDatabase().ExecuteAsync("NOSUCHCOMMAND"));
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value(errors.Name, errors.Mux, errors.Event) == 1, "the error reply counted");
+
+        await host.StopAsync();
+        host.Dispose();
+        await Assert.ThrowsAsync<RedisServerException>(() => app.GetDatabase().ExecuteAsync("NOSUCHCOMMAND"));
+        await app.GetDatabase().PingAsync(); // events are raised before the next reply is read
+
+        Assert.Equal(1, (await ScrapeAsync()).Value(errors.Name, errors.Mux, errors.Event));
+        Assert.Equal(configuration, app.Configuration);
+        Assert.True(app.IsConnected); // not disposed: it is the app's
+    }
+}

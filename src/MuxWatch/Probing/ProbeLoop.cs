@@ -13,10 +13,9 @@ namespace MuxWatch.Probing;
 /// </summary>
 /// <remarks>
 /// Why a dedicated thread: the loop must keep sampling when the app's thread pool is starved, which is
-/// exactly when its samples matter. Timer callbacks and await continuations run on that pool, behind
-/// the blocked work, so a loop on the pool would go silent during starvation (seen here: 200 blocked
-/// work items held a pool-based tick back for tens of seconds). The probes' own waits (PINGs) still
-/// complete on the pool; only the sampling is the loop's.
+/// exactly when its samples matter, so the sampling itself never waits for a pool thread (an await
+/// continuation would). The probes' own waits (PINGs) still complete on the pool; only the sampling is
+/// the loop's. The starvation test reads the app's gauges while 300 work items block its pool.
 /// A cycle never overlaps the previous one (one thread); a cycle that fails is logged, counted in
 /// <c>muxwatch_probe_failures_total</c>, and the loop goes on.
 /// </remarks>
@@ -101,7 +100,7 @@ internal sealed partial class ProbeLoop(
     {
         if (time == TimeProvider.System)
         {
-            // Waits on this thread, not on a timer: system timer callbacks run on the thread pool (see remarks).
+            // Waits on this thread, not on a timer whose callback would need the thread pool (see remarks).
             return !stopping.WaitHandle.WaitOne(interval);
         }
 

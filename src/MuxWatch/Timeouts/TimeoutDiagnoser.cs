@@ -64,7 +64,7 @@ public static class TimeoutDiagnoser
             list.Add(evidence);
         }
 
-        CheckConnection(report, Add);
+        CheckConnection(report, live, Add);
         CheckThreadPool(report, Add);
         if (sampledThreadPool is { } pool && report.Field("WORKER") is null && report.Field("IOCP") is null)
         {
@@ -116,8 +116,19 @@ public static class TimeoutDiagnoser
             "The message carries too little to decide: keep IncludeDetailInExceptions on and use a recent client, whose messages carry qs, in and the thread-pool figures.",
     };
 
-    private static void CheckConnection(RedisErrorReport report, Action<TimeoutCause, string> add)
+    private static void CheckConnection(RedisErrorReport report, LiveCounters? live, Action<TimeoutCause, string> add)
     {
+        // 2.x and 3.x queue commands in a backlog while disconnected, so a dead server gives a timeout,
+        // not a connection error: "conn-sec: n/a" says the connection was not up.
+        if (report.Field("conn-sec")?.Raw is "n/a")
+        {
+            add(TimeoutCause.ConnectionLoss, "conn-sec: n/a: the connection was not up");
+        }
+        else if (live is { Connected: false })
+        {
+            add(TimeoutCause.ConnectionLoss, $"the connection to {live.Endpoint} was down when the timeout was caught (live counters)");
+        }
+
         switch (report.Kind)
         {
             case RedisErrorKind.NoConnection:

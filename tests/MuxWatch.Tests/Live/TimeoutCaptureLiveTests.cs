@@ -90,7 +90,7 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
         // 2.x and 3.x queue the command in a backlog while disconnected: a timeout with "conn-sec: n/a", or a connection error.
         var failure = await WaitForTimeoutAsync(t => t.Report.Text == TimeoutMessageReader.Read(caught!.Message).Text);
         Assert.Equal(TimeoutCause.ConnectionLoss, failure.Diagnosis.Cause);
-        Assert.Equal("GET", failure.Report.Command);
+        Assert.True(failure.Report.Command is null or "GET", $"command {failure.Report.Command}: {failure.Report.Text}");
     }
 
     [Fact]

@@ -176,10 +176,13 @@ public sealed class TimeoutsApiTests : IClassFixture<ServiceFixture>
         using var response = await Client.PostAsync(Timeouts, new StringContent(message!, Encoding.UTF8, "text/plain"));
         var result = (await ReadJsonAsync(response)).GetProperty("results")[0];
 
-        Assert.Equal("server-stall", result.GetProperty("cause").GetString());
+        // 2.x messages carry qs > 0: a stall is readable from the text alone. 3.4.35 writes qs: 0 while the
+        // reply is outstanding, so a posted 3.x message (no live counters: another process) cannot prove it.
+        var expected = message!.Contains("qs: 0,", StringComparison.Ordinal) ? "unknown" : "server-stall";
+        Assert.Equal(expected, result.GetProperty("cause").GetString());
         Assert.Equal(server.EndPoint, result.GetProperty("endpoint").GetString());
         Assert.Equal("StackExchange.Redis.RedisTimeoutException", result.GetProperty("exceptionType").GetString());
-        Assert.Contains(await ListAsync(), t => t.GetProperty("key").GetString() == key && t.GetProperty("cause").GetString() == "server-stall");
+        Assert.Contains(await ListAsync(), t => t.GetProperty("endpoint").GetString() == server.EndPoint && t.GetProperty("cause").GetString() == expected);
     }
 
     private async Task<List<JsonElement>> ListAsync()

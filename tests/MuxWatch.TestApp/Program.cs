@@ -111,7 +111,7 @@ static async Task<int> StarveAsync(IServiceProvider services, string endpoint, C
 static async Task<int> StormAsync(IServiceProvider services, int count)
 {
     var constructor = typeof(RedisTimeoutException).GetConstructor(
-        BindingFlags.Instance | BindingFlags.NonPublic, [typeof(string), typeof(CommandStatus)])!;
+        BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic, [typeof(string), typeof(CommandStatus)])!;
     var thrown = 0;
     var threads = Enumerable.Range(0, 4).Select(t => new Thread(() =>
     {

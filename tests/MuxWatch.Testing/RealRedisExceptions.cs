@@ -13,7 +13,7 @@ public static class RealRedisExceptions
     public static RedisTimeoutException Timeout(string message) =>
         (RedisTimeoutException)Activator.CreateInstance(
             typeof(RedisTimeoutException),
-            BindingFlags.Instance | BindingFlags.NonPublic,
+            BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic,
             binder: null,
             args: [message, CommandStatus.Sent],
             culture: null)!;

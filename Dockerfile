@@ -1,12 +1,13 @@
 # syntax=docker/dockerfile:1
 # The MuxWatch sidecar. Build from the repository root:  docker build -t muxwatch .
-# Run:  docker run -p 9401:9401 -e MuxWatch__Api__BearerToken=... muxwatch
+# Run:  docker run -p 9401:9401 -e MuxWatch__Targets__0__Name=cache -e MuxWatch__Targets__0__ConnectionString=redis:6379 muxwatch
 
 FROM mcr.microsoft.com/dotnet/sdk:10.0 AS build
 WORKDIR /src
 # Restore as its own layer: it is re-run only when a project file or the central versions change.
 COPY global.json Directory.Build.props Directory.Packages.props ./
 COPY src/MuxWatch/MuxWatch.csproj src/MuxWatch/
+COPY src/MuxWatch.StackExchangeRedis/MuxWatch.StackExchangeRedis.csproj src/MuxWatch.StackExchangeRedis/
 COPY src/MuxWatch.AspNetCore/MuxWatch.AspNetCore.csproj src/MuxWatch.AspNetCore/
 COPY src/MuxWatch.Service/MuxWatch.Service.csproj src/MuxWatch.Service/
 RUN dotnet restore src/MuxWatch.Service/MuxWatch.Service.csproj

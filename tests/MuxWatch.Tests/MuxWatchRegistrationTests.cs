@@ -11,7 +11,7 @@ namespace MuxWatch.Tests;
 public sealed class MuxWatchRegistrationTests
 {
     [Fact]
-    public void AddMuxWatch_registers_the_timeout_log_once_even_when_called_twice()
+    public void AddMuxWatch_registers_the_timeout_log_and_the_loop_once_even_when_called_twice()
     {
         var services = new ServiceCollection();
         services.AddLogging();
@@ -22,7 +22,8 @@ public sealed class MuxWatchRegistrationTests
         using var provider = services.BuildServiceProvider();
 
         Assert.Same(provider.GetRequiredService<RecentTimeouts>(), provider.GetRequiredService<RecentTimeouts>());
-        Assert.Single(provider.GetServices<IHostedService>());
+        var hosted = provider.GetServices<IHostedService>().Select(service => service.GetType().Name).Order().ToList();
+        Assert.Equal(["ProbeLoop", "TimeoutCaptureService"], hosted);
         Assert.Equal(1000, provider.GetRequiredService<RecentTimeouts>().Capacity);
     }
 

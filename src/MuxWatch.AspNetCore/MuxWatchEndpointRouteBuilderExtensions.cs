@@ -1,10 +1,9 @@
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
-using MuxWatch.AspNetCore;
 using MuxWatch.Export;
+using MuxWatch.Hosting;
 using MuxWatch.Json;
-using MuxWatch.Pipeline;
 using MuxWatch.Probing;
 using MuxWatch.Timeouts;
 using Prometheus;
@@ -32,9 +31,9 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         ArgumentNullException.ThrowIfNull(endpoints);
         var group = endpoints.MapGroup(prefix);
         group.MapGet("/timeouts", ListTimeouts);
-        group.MapGet("/status", Status);
+        group.MapGet("/status", (MuxWatchStatus status) => Results.Json(status.Read(), MuxWatchJson.TypeInfo<StatusAnswer>()));
         group.MapGet("/targets", (IEnumerable<ITargetStatusSource> sources) =>
-            Results.Json(new TargetsAnswer([.. sources.SelectMany(source => source.Targets())]), MuxWatchJsonContext.Default.TargetsAnswer));
+            Results.Json(new TargetsAnswer([.. sources.SelectMany(source => source.Targets())]), MuxWatchJson.TypeInfo<TargetsAnswer>()));
         return group;
     }
 
@@ -50,54 +49,10 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         return endpoints.MapMetrics(pattern, registry);
     }
 
-    private static JsonResult ListTimeouts(RecentTimeouts recent, int? limit)
+    private static IResult ListTimeouts(RecentTimeouts recent, int? limit)
     {
         var timeouts = recent.Newest(Math.Clamp(limit ?? 100, 0, recent.Capacity));
-        return JsonResult.Of(writer =>
-        {
-            writer.WriteStartObject();
-            writer.WriteNumber("count", timeouts.Count);
-            writer.WriteNumber("totalRecorded", recent.TotalAdded);
-            writer.WriteStartArray("timeouts");
-            foreach (var timeout in timeouts)
-            {
-                TimeoutJson.WriteObserved(writer, timeout);
-            }
-
-            writer.WriteEndArray();
-            writer.WriteEndObject();
-        });
+        var answer = new TimeoutsAnswer(timeouts.Count, recent.TotalAdded, [.. timeouts.Select(TimeoutAnswer.From)]);
+        return Results.Json(answer, MuxWatchJson.TypeInfo<TimeoutsAnswer>());
     }
-
-    private static JsonResult Status(
-        TimeoutCounts counts,
-        RecentTimeouts recent,
-        FirstChanceTimeoutCatcher catcher,
-        ProbeLoopHealth loop,
-        TimeoutPipeline pipeline,
-        IEnumerable<IMuxWatchStatusSection> sections) =>
-        JsonResult.Of(writer =>
-        {
-            writer.WriteStartObject();
-            writer.WriteNumber("totalRecorded", recent.TotalAdded);
-            writer.WriteStartObject("recordedByCause");
-            foreach (var cause in Enum.GetValues<TimeoutCause>())
-            {
-                writer.WriteNumber(cause.ToName(), counts.CountOf(cause));
-            }
-
-            writer.WriteEndObject();
-            writer.WriteBoolean("captureListening", catcher.IsListening);
-            writer.WriteNumber("captureDropped", catcher.Dropped);
-            writer.WriteBoolean("probeLoopCycling", loop.IsCycling(out var description));
-            writer.WriteString("probeLoop", description);
-            writer.WriteNumber("internalFailures", pipeline.InternalFailures + TimeoutMessageReader.InternalFailures);
-            foreach (var section in sections)
-            {
-                writer.WritePropertyName(section.Name);
-                section.WriteValue(writer);
-            }
-
-            writer.WriteEndObject();
-        });
 }

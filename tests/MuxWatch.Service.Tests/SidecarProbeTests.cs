@@ -4,9 +4,11 @@ using MuxWatch.Testing;
 namespace MuxWatch.Service.Tests;
 
 /// <summary>
-/// The sidecar as a real process probing real <c>redis-server</c> targets: what <c>/metrics</c>,
-/// <c>/api/targets</c> and <c>/api/timeouts</c> show when Redis is healthy, stalls, dies and comes back.
-/// Run on both ends of the supported client range by test.sh.
+/// The sidecar probing real <c>redis-server</c> targets: what <c>/metrics</c>, <c>/api/targets</c> and
+/// <c>/api/timeouts</c> show when Redis is healthy, stalls, dies and comes back. The first test runs the
+/// real process as the README does (command line, console log), the stall one too (a process whose only
+/// timeouts are the probe's); the others host the same Program in memory. Run on both ends of the
+/// supported client range by test.sh.
 /// </summary>
 [Trait("Category", "LiveProbe")]
 public sealed class SidecarProbeTests : IAsyncLifetime
@@ -133,7 +135,7 @@ public sealed class SidecarProbeTests : IAsyncLifetime
     [Fact]
     public async Task A_killed_server_is_seen_disconnected_and_counted_then_reconnected_when_it_returns()
     {
-        await using var sidecar = await StartSidecarAsync(("flaky", Target(",connectTimeout=1000")));
+        await using var sidecar = InMemorySidecar.Probing(("flaky", Target(",connectTimeout=1000")));
         var mux = ("multiplexer", "flaky");
         await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_connected", mux) == 1, "connected");
 
@@ -163,7 +165,7 @@ public sealed class SidecarProbeTests : IAsyncLifetime
     public async Task An_unreachable_target_does_not_hold_back_the_others()
     {
         var nothingListens = $"127.0.0.1:{FreePort.Next()},connectTimeout=5000";
-        await using var sidecar = await StartSidecarAsync(("dead", nothingListens), ("alive", Target()));
+        await using var sidecar = InMemorySidecar.Probing(("dead", nothingListens), ("alive", Target()));
         var alive = ("multiplexer", "alive");
 
         // The live target's last successful probe keeps moving, probe after probe, while the dead one never connects.

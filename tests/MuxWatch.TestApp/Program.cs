@@ -7,6 +7,7 @@ using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
+using MuxWatch.Json;
 using MuxWatch.Probing;
 using MuxWatch.Timeouts;
 using Prometheus;
@@ -89,15 +90,9 @@ static async Task<int> StarveAsync(IServiceProvider services, string endpoint, C
 
     var recent = services.GetRequiredService<RecentTimeouts>();
     await WaitAsync(() => !timedOut || recent.TotalAdded > 0);
-    using var stdout = Console.OpenStandardOutput();
     foreach (var timeout in recent.Newest())
     {
-        using (var writer = new Utf8JsonWriter(stdout, TimeoutJson.WriterOptions))
-        {
-            TimeoutJson.WriteObserved(writer, timeout);
-        }
-
-        stdout.Write("\n"u8);
+        Console.WriteLine(MuxWatchJson.Serialize(TimeoutAnswer.From(timeout)));
     }
 
     foreach (var line in starvedMetrics.Split('\n').Where(line => line.StartsWith("muxwatch_threadpool", StringComparison.Ordinal)))

@@ -26,7 +26,7 @@ public sealed class TimeoutMessageCorpusTests
         var report = TimeoutMessageReader.Read(expected.GetProperty("message").GetString());
         var diagnosis = TimeoutDiagnoser.Diagnose(report);
 
-        Assert.Equal(expected.GetProperty("kind").GetString(), TimeoutJson.KindName(report.Kind));
+        Assert.Equal(expected.GetProperty("kind").GetString(), report.Kind.ToName());
         AssertOptional(expected, "command", report.Command);
         AssertOptional(expected, "key", report.Key);
         AssertOptional(expected, "endpoint", report.Endpoint);

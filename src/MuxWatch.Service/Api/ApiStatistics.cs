@@ -1,5 +1,4 @@
-using System.Text.Json;
-using MuxWatch.AspNetCore;
+using MuxWatch.Hosting;
 
 namespace MuxWatch.Service.Api;
 
@@ -27,23 +26,12 @@ internal sealed class ApiStatistics : IMuxWatchStatusSection
 
     public string Name => "postsRefused";
 
-    public void WriteValue(Utf8JsonWriter writer)
+    public IReadOnlyDictionary<string, long> Counts() => new OrderedDictionary<string, long>
     {
-        writer.WriteStartObject();
-        foreach (var (reason, count) in Refusals())
-        {
-            writer.WriteNumber(reason, count);
-        }
-
-        writer.WriteEndObject();
-    }
-
-    public IReadOnlyList<KeyValuePair<string, long>> Refusals() =>
-    [
-        new("too-large", Interlocked.Read(ref _tooLarge)),
-        new("not-text", Interlocked.Read(ref _notText)),
-        new("empty-or-invalid", Interlocked.Read(ref _empty)),
-        new("not-a-redis-message", Interlocked.Read(ref _unreadable)),
-        new("busy", Interlocked.Read(ref _busy)),
-    ];
+        ["too-large"] = Interlocked.Read(ref _tooLarge),
+        ["not-text"] = Interlocked.Read(ref _notText),
+        ["empty-or-invalid"] = Interlocked.Read(ref _empty),
+        ["not-a-redis-message"] = Interlocked.Read(ref _unreadable),
+        ["busy"] = Interlocked.Read(ref _busy),
+    };
 }

@@ -4,7 +4,8 @@ using System.Text;
 using System.Text.Json;
 using System.Threading.RateLimiting;
 using Microsoft.Extensions.Options;
-using MuxWatch.AspNetCore;
+using MuxWatch.Hosting;
+using MuxWatch.Json;
 using MuxWatch.Pipeline;
 using MuxWatch.Timeouts;
 
@@ -91,10 +92,10 @@ internal static class TimeoutsApi
             statistics.CountRefusal(answer.Status);
         }
 
-        return answer;
+        return Results.Json(answer.Body, ServiceJson.Options.GetTypeInfo(answer.Body.GetType()), statusCode: answer.Status);
     }
 
-    private static async Task<JsonResult> AnswerPostAsync(
+    private static async Task<PostOutcome> AnswerPostAsync(
         HttpRequest request,
         TimeoutPipeline pipeline,
         TimeProvider time,
@@ -103,13 +104,13 @@ internal static class TimeoutsApi
     {
         if (request.ContentLength > limits.MaxBodyBytes)
         {
-            return JsonResult.Error(StatusCodes.Status413PayloadTooLarge, $"the body is larger than {limits.MaxBodyBytes} bytes");
+            return PostOutcome.Refused(StatusCodes.Status413PayloadTooLarge, $"the body is larger than {limits.MaxBodyBytes} bytes");
         }
 
         var body = await ReadBoundedAsync(request.Body, limits.MaxBodyBytes, cancellationToken).ConfigureAwait(false);
         if (body is null)
         {
-            return JsonResult.Error(StatusCodes.Status413PayloadTooLarge, $"the body is larger than {limits.MaxBodyBytes} bytes");
+            return PostOutcome.Refused(StatusCodes.Status413PayloadTooLarge, $"the body is larger than {limits.MaxBodyBytes} bytes");
         }
 
         string text;
@@ -119,17 +120,17 @@ internal static class TimeoutsApi
         }
         catch (DecoderFallbackException)
         {
-            return JsonResult.Error(StatusCodes.Status415UnsupportedMediaType, "the body is not UTF-8 text");
+            return PostOutcome.Refused(StatusCodes.Status415UnsupportedMediaType, "the body is not UTF-8 text");
         }
 
         if (text.Contains('\0', StringComparison.Ordinal))
         {
-            return JsonResult.Error(StatusCodes.Status415UnsupportedMediaType, "the body is binary (it contains NUL characters), not text");
+            return PostOutcome.Refused(StatusCodes.Status415UnsupportedMediaType, "the body is binary (it contains NUL characters), not text");
         }
 
         if (string.IsNullOrWhiteSpace(text))
         {
-            return JsonResult.Error(StatusCodes.Status400BadRequest, "the body is empty: send one message as text, or JSON lines with a \"message\" string");
+            return PostOutcome.Refused(StatusCodes.Status400BadRequest, "the body is empty: send one message as text, or JSON lines with a \"message\" string");
         }
 
         var now = time.GetUtcNow();
@@ -140,21 +141,21 @@ internal static class TimeoutsApi
             var report = TimeoutMessageReader.Read(text);
             if (!LooksLikeRedisMessage(report))
             {
-                return JsonResult.Error(StatusCodes.Status422UnprocessableEntity, "the text is not a StackExchange.Redis timeout or connection message");
+                return PostOutcome.Refused(StatusCodes.Status422UnprocessableEntity, "the text is not a StackExchange.Redis timeout or connection message");
             }
 
             var observed = pipeline.Submit(new TimeoutObservation(now, TimeoutSources.Api, report));
-            return JsonResult.Of(writer => WriteResults(writer, [new LineResult(1, observed, null)]));
+            return PostOutcome.Answered([TimeoutAnswer.From(observed)]);
         }
 
         var lines = text.Split('\n');
         var messageCount = lines.Count(line => !string.IsNullOrWhiteSpace(line));
         if (messageCount > limits.MaxMessagesPerRequest)
         {
-            return JsonResult.Error(StatusCodes.Status413PayloadTooLarge, $"the body holds {messageCount} lines; at most {limits.MaxMessagesPerRequest} are accepted per request");
+            return PostOutcome.Refused(StatusCodes.Status413PayloadTooLarge, $"the body holds {messageCount} lines; at most {limits.MaxMessagesPerRequest} are accepted per request");
         }
 
-        var results = new List<LineResult>(messageCount);
+        var results = new List<object>(messageCount);
         for (var i = 0; i < lines.Length; i++)
         {
             if (string.IsNullOrWhiteSpace(lines[i]))
@@ -164,22 +165,17 @@ internal static class TimeoutsApi
 
             if (!TryReadLine(lines[i], now, out var message, out var reportedAt, out var error))
             {
-                results.Add(new LineResult(i + 1, null, error));
+                results.Add(new LineErrorAnswer(i + 1, error));
                 continue;
             }
 
             var report = TimeoutMessageReader.Read(message);
             results.Add(LooksLikeRedisMessage(report)
-                ? new LineResult(i + 1, pipeline.Submit(new TimeoutObservation(reportedAt, TimeoutSources.Api, report)), null)
-                : new LineResult(i + 1, null, "the message is not a StackExchange.Redis timeout or connection message"));
+                ? TimeoutAnswer.From(pipeline.Submit(new TimeoutObservation(reportedAt, TimeoutSources.Api, report)))
+                : new LineErrorAnswer(i + 1, "the message is not a StackExchange.Redis timeout or connection message"));
         }
 
-        if (results.TrueForAll(result => result.Error is not null))
-        {
-            return JsonResult.Of(writer => WriteResults(writer, results), StatusCodes.Status400BadRequest);
-        }
-
-        return JsonResult.Of(writer => WriteResults(writer, results));
+        return PostOutcome.Answered(results);
     }
 
     /// <summary>A report counts as a Redis message when it has a known header or at least one field.</summary>
@@ -261,30 +257,18 @@ internal static class TimeoutsApi
         }
     }
 
-    private static void WriteResults(Utf8JsonWriter writer, IReadOnlyList<LineResult> results)
+    /// <summary>The status and body of one POST's answer.</summary>
+    private sealed record PostOutcome(int Status, object Body)
     {
-        writer.WriteStartObject();
-        writer.WriteNumber("accepted", results.Count(result => result.Observed is not null));
-        writer.WriteNumber("rejected", results.Count(result => result.Error is not null));
-        writer.WriteStartArray("results");
-        foreach (var result in results)
+        public static PostOutcome Refused(int status, string reason) => new(status, new ErrorAnswer(reason));
+
+        /// <summary>200 with one result per message; 400 when no line was usable.</summary>
+        public static PostOutcome Answered(IReadOnlyList<object> results)
         {
-            if (result.Observed is { } observed)
-            {
-                TimeoutJson.WriteObserved(writer, observed);
-            }
-            else
-            {
-                writer.WriteStartObject();
-                writer.WriteNumber("line", result.Line);
-                writer.WriteString("error", result.Error);
-                writer.WriteEndObject();
-            }
+            var accepted = results.Count(result => result is TimeoutAnswer);
+            return new PostOutcome(
+                accepted == 0 ? StatusCodes.Status400BadRequest : StatusCodes.Status200OK,
+                new PostAnswer(accepted, results.Count - accepted, results));
         }
-
-        writer.WriteEndArray();
-        writer.WriteEndObject();
     }
-
-    private sealed record LineResult(int Line, ObservedTimeout? Observed, string? Error);
 }

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using MuxWatch.Json;
 using MuxWatch.Pipeline;
 using MuxWatch.Timeouts;
 
@@ -84,24 +85,13 @@ internal static class ExplainCommand
     /// <summary>One JSON object for one input line.</summary>
     internal static string ExplainLine(string line)
     {
-        using var stream = new MemoryStream();
-        using (var writer = new Utf8JsonWriter(stream, TimeoutJson.WriterOptions))
+        if (!TryReadMessage(line, out var message, out var problem))
         {
-            writer.WriteStartObject();
-            if (TryReadMessage(line, out var message, out var problem))
-            {
-                var report = TimeoutMessageReader.Read(message);
-                TimeoutJson.WriteDiagnosisMembers(writer, report, Explain(report).Diagnosis);
-            }
-            else
-            {
-                writer.WriteString("error", problem);
-            }
-
-            writer.WriteEndObject();
+            return MuxWatchJson.Serialize(new ErrorAnswer(problem));
         }
 
-        return Encoding.UTF8.GetString(stream.GetBuffer(), 0, (int)stream.Length);
+        var report = TimeoutMessageReader.Read(message);
+        return MuxWatchJson.Serialize(DiagnosisAnswer.From(report, Explain(report).Diagnosis));
     }
 
     private static ObservedTimeout Explain(RedisErrorReport report) =>
@@ -140,7 +130,7 @@ internal static class ExplainCommand
         text.Append(CultureInfo.InvariantCulture, $"Cause:    {diagnosis.Cause.ToName()}");
         text.AppendLine(also.Count > 0 ? $" (also: {string.Join(", ", also)})" : string.Empty);
         text.AppendLine(CultureInfo.InvariantCulture, $"Advice:   {diagnosis.Advice}");
-        text.AppendLine("Message:  " + TimeoutJson.KindName(report.Kind)
+        text.AppendLine("Message:  " + report.Kind.ToName()
             + (report.Command is { } command ? $", command {command}" : string.Empty)
             + (report.Key is { } key ? $", key {key}" : string.Empty)
             + (report.Endpoint is { } endpoint ? $", endpoint {endpoint}" : string.Empty)

@@ -63,6 +63,7 @@ public static class MuxWatchServiceCollectionExtensions
             sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.CaptureQueueCapacity));
         services.AddHostedService<TimeoutCaptureService>();
         services.AddSingleton<ProbeLoopHealth>();
+        services.AddSingleton<MuxWatchStatus>();
         services.AddSingleton<IPeriodicProbe, ThreadPoolProbe>();
         services.AddSingleton<IPeriodicProbe, CaptureQueueProbe>();
         services.AddHostedService<ProbeLoop>();

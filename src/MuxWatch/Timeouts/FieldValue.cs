@@ -1,4 +1,6 @@
 using System.Globalization;
+using System.Text.Json.Serialization;
+using MuxWatch.Json;
 
 namespace MuxWatch.Timeouts;
 
@@ -7,6 +9,7 @@ namespace MuxWatch.Timeouts;
 /// <c>WORKER: (Busy=6,Free=994,Min=4,Max=1000)</c>, or text kept as written.
 /// </summary>
 /// <remarks>The raw text is always kept, so nothing the message said is lost by interpretation.</remarks>
+[JsonConverter(typeof(FieldValueJsonConverter))]
 public sealed class FieldValue
 {
     private FieldValue(string raw, double? number, bool? flag, IReadOnlyList<KeyValuePair<string, FieldValue>>? parts)

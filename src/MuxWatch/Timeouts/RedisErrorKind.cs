@@ -1,6 +1,10 @@
+using System.Text.Json.Serialization;
+using MuxWatch.Json;
+
 namespace MuxWatch.Timeouts;
 
 /// <summary>Which of StackExchange.Redis's error messages a text is, judged by its header.</summary>
+[JsonConverter(typeof(KebabCaseEnumConverter<RedisErrorKind>))]
 public enum RedisErrorKind
 {
     /// <summary>No known header was found; fields were still read.</summary>
@@ -23,4 +27,11 @@ public enum RedisErrorKind
 
     /// <summary><c>It was not possible to connect ...</c> or <c>SocketFailure on host:port/Interactive ...</c>.</summary>
     ConnectionFailure,
+}
+
+/// <summary>Text for <see cref="RedisErrorKind"/>.</summary>
+public static class RedisErrorKindNames
+{
+    /// <summary>The kebab-case name used in JSON and docs, e.g. <c>sync-timeout</c>.</summary>
+    public static string ToName(this RedisErrorKind kind) => KebabCaseNames<RedisErrorKind>.Of(kind, "unknown");
 }

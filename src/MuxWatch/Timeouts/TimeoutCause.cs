@@ -1,3 +1,6 @@
+using System.Text.Json.Serialization;
+using MuxWatch.Json;
+
 namespace MuxWatch.Timeouts;
 
 /// <summary>Why a timeout happened: a fixed vocabulary, so it can label a metric.</summary>
@@ -5,6 +8,7 @@ namespace MuxWatch.Timeouts;
 /// <see cref="SlowCommand"/> and <see cref="Persistence"/> refine <see cref="ServerStall"/> once the
 /// server's own timeline is correlated; the message alone can only say that the server did not answer.
 /// </remarks>
+[JsonConverter(typeof(KebabCaseEnumConverter<TimeoutCause>))]
 public enum TimeoutCause
 {
     /// <summary>Nothing in the evidence decides it.</summary>
@@ -39,16 +43,5 @@ public enum TimeoutCause
 public static class TimeoutCauseNames
 {
     /// <summary>The kebab-case name used in metrics, JSON and docs, e.g. <c>thread-pool-starvation</c>.</summary>
-    public static string ToName(this TimeoutCause cause) => cause switch
-    {
-        TimeoutCause.ThreadPoolStarvation => "thread-pool-starvation",
-        TimeoutCause.ClientInputBacklog => "client-input-backlog",
-        TimeoutCause.LargePayload => "large-payload",
-        TimeoutCause.WriteBacklog => "write-backlog",
-        TimeoutCause.ServerStall => "server-stall",
-        TimeoutCause.ConnectionLoss => "connection-loss",
-        TimeoutCause.SlowCommand => "slow-command",
-        TimeoutCause.Persistence => "persistence",
-        _ => "unknown",
-    };
+    public static string ToName(this TimeoutCause cause) => KebabCaseNames<TimeoutCause>.Of(cause, "unknown");
 }

@@ -151,4 +151,25 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
         Assert.Equal(configuration, app.Configuration);
         Assert.True(app.IsConnected); // not disposed: it is the app's
     }
+
+    [Fact]
+    public async Task A_maintenance_notice_from_the_server_is_counted()
+    {
+        // Azure announces maintenance on the AzureRedisEvents channel; the client listens there when its
+        // defaults are Azure's (measured: RawMessage is empty, NotificationTypeString carries the type).
+        var options = ConfigurationOptions.Parse(_redis.EndPoint);
+        options.Defaults = new StackExchange.Redis.Configuration.AzureOptionsProvider();
+        using var app = await ConnectionMultiplexer.ConnectAsync(options);
+        using var host = await StartHostAsync(watch => watch.AddMultiplexer("azure-like", _ => app));
+        var mux = ("multiplexer", "azure-like");
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_ping_seconds_count", mux) >= 1, "probed");
+
+        var notice = $"NotificationType|NodeMaintenanceStarting|StartTimeInUTC|{DateTime.UtcNow.AddMinutes(5):s}|IsReplica|False|IPAddress|127.0.0.1|SSLPort|15001|NonSSLPort|{_redis.Port}";
+        await Eventually.UntilAsync(async () =>
+        {
+            await _redis.CommandAsync("PUBLISH", "AzureRedisEvents", notice);
+            return (await ScrapeAsync()).Value("muxwatch_connection_events_total", mux, ("event", "server-maintenance")) >= 1;
+        }, "the maintenance notice counted");
+        await host.StopAsync();
+    }
 }

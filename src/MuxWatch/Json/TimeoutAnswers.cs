@@ -1,0 +1,156 @@
+using System.Text.Json.Serialization;
+using MuxWatch.Timeouts;
+
+namespace MuxWatch.Json;
+
+/// <summary>
+/// One diagnosed message as JSON: what it was, why it happened, and every field it carried under the
+/// key it was written with. <c>explain --jsonl</c> writes this; a recorded timeout adds when and where.
+/// </summary>
+public class DiagnosisAnswer
+{
+    /// <summary>Describes one message and its diagnosis.</summary>
+    protected DiagnosisAnswer(RedisErrorReport report, TimeoutDiagnosis diagnosis)
+    {
+        ArgumentNullException.ThrowIfNull(report);
+        ArgumentNullException.ThrowIfNull(diagnosis);
+        Kind = report.Kind;
+        Cause = diagnosis.Cause;
+        Causes = diagnosis.Causes;
+        Evidence = diagnosis.Evidence;
+        Advice = diagnosis.Advice;
+        Command = report.Command;
+        Key = report.Key;
+        Endpoint = report.Endpoint;
+        ExceptionType = report.ExceptionType;
+        FailureType = report.FailureType;
+        TimeoutMs = report.TimeoutMilliseconds;
+        ElapsedMs = report.ElapsedMilliseconds;
+        ThreadTheft = report.ThreadTheftIndicated;
+        var fields = new OrderedDictionary<string, FieldValue>(report.Fields.Count, StringComparer.Ordinal);
+        foreach (var (name, value) in report.Fields)
+        {
+            fields.TryAdd(name, value); // a key written twice keeps its first value, as the report does
+        }
+
+        Fields = fields;
+        Message = report.Text;
+        Notes = report.Notes.Count > 0 ? report.Notes : null;
+    }
+
+    /// <summary>The diagnosis of <paramref name="report"/> as JSON.</summary>
+    public static DiagnosisAnswer From(RedisErrorReport report, TimeoutDiagnosis diagnosis) => new(report, diagnosis);
+
+    /// <summary>Which message it was, e.g. <c>sync-timeout</c>.</summary>
+    public RedisErrorKind Kind { get; }
+
+    /// <summary>The primary cause.</summary>
+    public TimeoutCause Cause { get; }
+
+    /// <summary>Every cause with evidence, primary first.</summary>
+    public IReadOnlyList<TimeoutCause> Causes { get; }
+
+    /// <summary>What decided each cause.</summary>
+    public IReadOnlyList<string> Evidence { get; }
+
+    /// <summary>What to do about the primary cause.</summary>
+    public string Advice { get; }
+
+    /// <summary>The command name, never its arguments.</summary>
+    public string? Command { get; }
+
+    /// <summary>The key, when the client wrote it into the message.</summary>
+    public string? Key { get; }
+
+    /// <summary>The endpoint the message names.</summary>
+    public string? Endpoint { get; }
+
+    /// <summary>The exception type written in front of the message.</summary>
+    public string? ExceptionType { get; }
+
+    /// <summary>The connection failure type of a connection error.</summary>
+    public string? FailureType { get; }
+
+    /// <summary>The configured timeout, in milliseconds.</summary>
+    public double? TimeoutMs { get; }
+
+    /// <summary>How long an awaited call had waited, in milliseconds.</summary>
+    public double? ElapsedMs { get; }
+
+    /// <summary>True when the client flagged possible thread theft.</summary>
+    public bool ThreadTheft { get; }
+
+    /// <summary>Every field under the key the message used: numbers, booleans, tuples as objects, else text.</summary>
+    public IReadOnlyDictionary<string, FieldValue> Fields { get; }
+
+    /// <summary>The message as read, secrets redacted.</summary>
+    public string Message { get; }
+
+    /// <summary>Text that was no field, such as an inner connection error; absent when there is none.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<string>? Notes { get; }
+}
+
+/// <summary>One recorded timeout as <c>/timeouts</c> lists it: when, from which source, on which multiplexer, then its diagnosis.</summary>
+public sealed class TimeoutAnswer : DiagnosisAnswer
+{
+    private TimeoutAnswer(ObservedTimeout timeout)
+        : base(timeout.Report, timeout.Diagnosis)
+    {
+        Id = timeout.Id;
+        Time = timeout.Time;
+        Source = timeout.Source;
+        WaitingSince = timeout.WaitingSince;
+        Multiplexer = timeout.Multiplexer;
+        ThreadPoolAtCatch = timeout.ThreadPoolAtCatch;
+        LiveCountersAtCatch = timeout.LiveCountersAtCatch;
+    }
+
+    /// <summary>The answer for <paramref name="timeout"/>.</summary>
+    public static TimeoutAnswer From(ObservedTimeout timeout)
+    {
+        ArgumentNullException.ThrowIfNull(timeout);
+        return new TimeoutAnswer(timeout);
+    }
+
+    /// <summary>Numbers the timeouts of this process from 1; a revised diagnosis keeps its id.</summary>
+    [JsonPropertyOrder(-5)]
+    public long Id { get; }
+
+    /// <summary>When it was raised, or the time it was posted with.</summary>
+    [JsonPropertyOrder(-4)]
+    public DateTimeOffset Time { get; }
+
+    /// <summary><c>first-chance</c>, <c>probe</c> or <c>api</c>.</summary>
+    [JsonPropertyOrder(-3)]
+    public string Source { get; }
+
+    /// <summary>When the request started waiting; absent when the message has no timeout or elapsed figure.</summary>
+    [JsonPropertyOrder(-2)]
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public DateTimeOffset? WaitingSince { get; }
+
+    /// <summary>The registered multiplexer it is attributed to.</summary>
+    [JsonPropertyOrder(-1)]
+    public string? Multiplexer { get; }
+
+    /// <summary>The thread pool when it was thrown (in-process only).</summary>
+    [JsonPropertyOrder(1)]
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public ThreadPoolSnapshot? ThreadPoolAtCatch { get; }
+
+    /// <summary>The endpoint's live counters when it was caught (in-process, registered multiplexers only).</summary>
+    [JsonPropertyOrder(2)]
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public LiveCounters? LiveCountersAtCatch { get; }
+}
+
+/// <summary>The answer of <c>GET /timeouts</c>: the newest first.</summary>
+/// <param name="Count">How many are listed.</param>
+/// <param name="TotalRecorded">How many were recorded since start, listed or not.</param>
+/// <param name="Timeouts">The timeouts, newest first.</param>
+public sealed record TimeoutsAnswer(int Count, long TotalRecorded, IReadOnlyList<TimeoutAnswer> Timeouts);
+
+/// <summary>A refusal: <c>{"error": "..."}</c>.</summary>
+/// <param name="Error">Why, in words.</param>
+public sealed record ErrorAnswer(string Error);

@@ -1,0 +1,62 @@
+using Microsoft.AspNetCore.Mvc.Testing;
+using Microsoft.AspNetCore.TestHost;
+using Microsoft.Extensions.Logging;
+using MuxWatch.Testing;
+using Prometheus;
+
+namespace MuxWatch.Service.Tests;
+
+/// <summary>
+/// The sidecar's own Program, hosted in memory (no port, no process) with the given settings, its own
+/// metrics registry and its log collected: for tests where the process boundary is not the point.
+/// </summary>
+public sealed class InMemorySidecar : WebApplicationFactory<Program>
+{
+    private readonly IReadOnlyDictionary<string, string?> _settings;
+
+    public InMemorySidecar(params (string Key, string Value)[] settings)
+    {
+        _settings = settings.ToDictionary(s => s.Key, s => (string?)s.Value);
+        Client = CreateClient();
+    }
+
+    /// <summary>A client of the in-memory server.</summary>
+    public HttpClient Client { get; }
+
+    /// <summary>The registry this instance exports to (never the process-wide default).</summary>
+    public CollectorRegistry Registry { get; } = Metrics.NewCustomRegistry();
+
+    /// <summary>Everything logged so far.</summary>
+    public CollectingLoggerProvider Log { get; } = new();
+
+    /// <summary>A sidecar probing the given targets every 200 ms.</summary>
+    public static InMemorySidecar Probing(params (string Name, string ConnectionString)[] targets) =>
+        new([
+            ("MuxWatch:ProbeInterval", "00:00:00.200"),
+            .. targets.SelectMany((t, i) => ((string, string)[])[($"MuxWatch:Targets:{i}:Name", t.Name), ($"MuxWatch:Targets:{i}:ConnectionString", t.ConnectionString)]),
+        ]);
+
+    /// <inheritdoc />
+    protected override void ConfigureWebHost(IWebHostBuilder builder)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        foreach (var (key, value) in _settings)
+        {
+            builder.UseSetting(key, value);
+        }
+
+        builder.ConfigureLogging(logging => logging.ClearProviders().AddProvider(Log).SetMinimumLevel(LogLevel.Debug));
+        builder.ConfigureTestServices(services => services.AddMuxWatch().UseMetricsRegistry(Registry));
+    }
+
+    /// <inheritdoc />
+    protected override void Dispose(bool disposing)
+    {
+        if (disposing)
+        {
+            Client.Dispose();
+        }
+
+        base.Dispose(disposing);
+    }
+}

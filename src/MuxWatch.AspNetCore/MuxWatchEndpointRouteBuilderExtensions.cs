@@ -5,6 +5,7 @@ using MuxWatch.Export;
 using MuxWatch.Hosting;
 using MuxWatch.Json;
 using MuxWatch.Probing;
+using MuxWatch.Server;
 using MuxWatch.Timeouts;
 using Prometheus;
 
@@ -18,8 +19,9 @@ public static class MuxWatchEndpointRouteBuilderExtensions
     /// <summary>
     /// Maps <c>GET {prefix}/timeouts?limit=N</c> (the recent timeouts, newest first, with cause,
     /// evidence and advice), <c>GET {prefix}/status</c> (counts by cause, dropped captures, the probe
-    /// loop) and <c>GET {prefix}/targets</c> (each watched multiplexer: state, last probe, last error,
-    /// servers; secrets redacted).
+    /// loop), <c>GET {prefix}/targets</c> (each watched multiplexer: state, last probe, last error,
+    /// servers and their polling; secrets redacted) and <c>GET {prefix}/events?endpoint=host:port&amp;limit=N</c>
+    /// (each polled endpoint's timeline: saves, rewrites, forks, slow commands, restarts).
     /// </summary>
     /// <remarks>
     /// Returns the route group, so the app protects it as it protects anything else, for example
@@ -34,6 +36,7 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         group.MapGet("/status", (MuxWatchStatus status) => Results.Json(status.Read(), MuxWatchJson.TypeInfo<StatusAnswer>()));
         group.MapGet("/targets", (IEnumerable<ITargetStatusSource> sources) =>
             Results.Json(new TargetsAnswer([.. sources.SelectMany(source => source.Targets())]), MuxWatchJson.TypeInfo<TargetsAnswer>()));
+        group.MapGet("/events", ListEvents);
         return group;
     }
 
@@ -47,6 +50,20 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         ArgumentNullException.ThrowIfNull(endpoints);
         var registry = endpoints.ServiceProvider.GetRequiredService<MuxWatchMetrics>().Registry;
         return endpoints.MapMetrics(pattern, registry);
+    }
+
+    private static IResult ListEvents(ServerTimelines timelines, string? endpoint, int? limit)
+    {
+        var take = Math.Clamp(limit ?? 1000, 0, ServerTimeline.MaxEvents);
+        var selected = endpoint is null ? timelines.All : timelines.Find(endpoint) is { } one ? [one] : [];
+        if (endpoint is not null && selected.Count == 0)
+        {
+            return Results.Json(new ErrorAnswer($"no polled endpoint is named '{endpoint}'; GET /events without a query lists them all"),
+                MuxWatchJson.TypeInfo<ErrorAnswer>(), statusCode: StatusCodes.Status404NotFound);
+        }
+
+        var answer = new EventsAnswer([.. selected.Select(t => new EndpointEvents(t.Endpoint, t.CompleteThrough, t.Status(), t.Events(take)))]);
+        return Results.Json(answer, MuxWatchJson.TypeInfo<EventsAnswer>());
     }
 
     private static IResult ListTimeouts(RecentTimeouts recent, int? limit)

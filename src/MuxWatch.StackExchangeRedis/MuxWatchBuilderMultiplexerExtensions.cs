@@ -99,5 +99,7 @@ public static class MuxWatchBuilderMultiplexerExtensions
         services.AddSingleton<IPeriodicProbe>(sp => sp.GetRequiredService<MultiplexerProbe>());
         services.AddSingleton<ITargetStatusSource>(sp => sp.GetRequiredService<MultiplexerProbe>());
         services.AddSingleton<ITimeoutStep, LiveCountersStep>();
+        services.AddSingleton<ServerPollProbe>();
+        services.AddSingleton<IPeriodicProbe>(sp => sp.GetRequiredService<ServerPollProbe>());
     }
 }

@@ -1,8 +1,10 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
+using Microsoft.Extensions.DependencyInjection;
 using MuxWatch.Export;
 using MuxWatch.Pipeline;
 using MuxWatch.Probing;
+using MuxWatch.Server;
 using MuxWatch.Timeouts;
 using StackExchange.Redis;
 
@@ -146,7 +148,10 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
                     server.IsConnected ? server.ServerType.ToString() : null,
                     server.IsConnected ? server.Version.ToString() : null,
                     server.IsReplica ? "replica" : "primary",
-                    _endpoints.TryGetValue(endpoint, out var state) ? state.LastSuccess : null));
+                    _endpoints.TryGetValue(endpoint, out var state) ? state.LastSuccess : null)
+                {
+                    Polling = _services.GetService<ServerTimelines>()?.Find(endpoint)?.Status(),
+                });
             }
         }
 

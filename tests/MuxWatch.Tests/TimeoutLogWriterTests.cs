@@ -21,11 +21,11 @@ public sealed class TimeoutLogWriterTests
 
         for (var i = 0; i < 5; i++)
         {
-            writer.Publish(Observe(Starved));
+            writer.Settled(Observe(Starved));
         }
 
         _clock.Advance(TimeSpan.FromSeconds(10));
-        writer.Publish(Observe(Starved));
+        writer.Settled(Observe(Starved));
 
         Assert.Equal(2, _logs.Lines.Count);
         Assert.All(_logs.Lines, line => Assert.Equal(LogLevel.Warning, line.Level));
@@ -40,8 +40,8 @@ public sealed class TimeoutLogWriterTests
     {
         var writer = NewWriter(new MuxWatchOptions());
 
-        writer.Publish(Observe(Starved));
-        writer.Publish(Observe(Stalled));
+        writer.Settled(Observe(Starved));
+        writer.Settled(Observe(Stalled));
 
         Assert.Equal(2, _logs.Lines.Count);
         Assert.Contains("cause server-stall", _logs.Lines[1].Text, StringComparison.Ordinal);
@@ -50,8 +50,8 @@ public sealed class TimeoutLogWriterTests
     [Fact]
     public void Keys_are_never_logged_and_logging_can_be_turned_off()
     {
-        NewWriter(new MuxWatchOptions()).Publish(Observe(Starved));
-        NewWriter(new MuxWatchOptions { LogTimeouts = false }).Publish(Observe(Stalled));
+        NewWriter(new MuxWatchOptions()).Settled(Observe(Starved));
+        NewWriter(new MuxWatchOptions { LogTimeouts = false }).Settled(Observe(Stalled));
 
         var line = Assert.Single(_logs.Lines);
         Assert.DoesNotContain("secret-key", line.Text, StringComparison.Ordinal);

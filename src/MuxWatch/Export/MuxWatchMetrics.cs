@@ -13,7 +13,7 @@ namespace MuxWatch.Export;
 /// vocabularies; multiplexer names are the registered ones; endpoints of posted or caught messages
 /// pass through <see cref="BoundedLabelValues"/>. Never a key, a command argument or a message.
 /// </remarks>
-public sealed class MuxWatchMetrics
+public sealed partial class MuxWatchMetrics
 {
     /// <summary>At most this many distinct multiplexer/endpoint label pairs in the timeout families.</summary>
     public const int MaxTimeoutEndpoints = 200;
@@ -89,6 +89,13 @@ public sealed class MuxWatchMetrics
             "Probe work that failed, by probe and reason; the loop goes on.", ["probe", "reason"]);
         CaptureDropped = factory.CreateCounter("muxwatch_capture_dropped_total",
             "Caught exceptions dropped because the capture queue was full.");
+        CorrelationPending = factory.CreateGauge("muxwatch_correlation_pending",
+            "Timeouts waiting for their endpoint's next poll before they are counted under their final cause.");
+
+        (ServerBgsaveInProgress, ServerAofRewriteInProgress, ServerModuleForkInProgress, ServerLoading, ServerLatestForkSeconds,
+            ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds, ServerCowSizeBytes,
+            ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,
+            ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess, ServerClockOffsetSeconds) = CreateServerFamilies(factory);
     }
 
     /// <summary>The registry the families live in.</summary>
@@ -147,6 +154,8 @@ public sealed class MuxWatchMetrics
     internal Counter ProbeFailures { get; }
 
     internal Counter CaptureDropped { get; }
+
+    internal Gauge CorrelationPending { get; }
 
     /// <summary>Counts one diagnosed timeout and sets the last-seen gauges of what it carried.</summary>
     internal void RecordTimeout(ObservedTimeout timeout)

@@ -33,4 +33,25 @@ public sealed class MuxWatchOptions
 
     /// <summary>How many caught exceptions may wait to be read before more are dropped and counted (default 10000, 1 to 1000000).</summary>
     public int CaptureQueueCapacity { get; set; } = 10_000;
+
+    /// <summary>
+    /// Poll each Redis endpoint of every watched multiplexer for persistence, fork, latency and slow-log
+    /// events over a connection of MuxWatch's own, admin allowed (default on).
+    /// </summary>
+    public bool ServerPolling { get; set; } = true;
+
+    /// <summary>How often each endpoint is polled (default 1 s, 100 ms to 1 hour). Polls run on the probe loop's ticks.</summary>
+    public TimeSpan ServerPollInterval { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>The longest one poll may take before it counts as failed (default 2 s, 100 ms to 1 minute): the connect and each command time out by it.</summary>
+    public TimeSpan ServerPollTimeout { get; set; } = TimeSpan.FromSeconds(2);
+
+    /// <summary>How long each endpoint's timeline keeps an event after it ended (default 1 hour, 1 minute to 1 day).</summary>
+    public TimeSpan ServerTimelineRetention { get; set; } = TimeSpan.FromHours(1);
+
+    /// <summary>
+    /// How long a timeout may wait for its endpoint's next successful poll before it is counted with what
+    /// is known (default 30 s, 0 to 10 minutes; 0 never waits).
+    /// </summary>
+    public TimeSpan CorrelationSettleTimeout { get; set; } = TimeSpan.FromSeconds(30);
 }

@@ -33,6 +33,18 @@ internal sealed class MuxWatchOptionsValidator : IValidateOptions<MuxWatchOption
             failures.Add($"{MuxWatchOptions.SectionName}:{nameof(MuxWatchOptions.ProbeTimeout)} must be between 00:00:00.100 and 00:05:00 (was {options.ProbeTimeout}).");
         }
 
+        Range(failures, nameof(MuxWatchOptions.ServerPollInterval), options.ServerPollInterval, TimeSpan.FromMilliseconds(100), TimeSpan.FromHours(1));
+        Range(failures, nameof(MuxWatchOptions.ServerPollTimeout), options.ServerPollTimeout, TimeSpan.FromMilliseconds(100), TimeSpan.FromMinutes(1));
+        Range(failures, nameof(MuxWatchOptions.ServerTimelineRetention), options.ServerTimelineRetention, TimeSpan.FromMinutes(1), TimeSpan.FromDays(1));
+        Range(failures, nameof(MuxWatchOptions.CorrelationSettleTimeout), options.CorrelationSettleTimeout, TimeSpan.Zero, TimeSpan.FromMinutes(10));
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+
+    private static void Range(List<string> failures, string setting, TimeSpan value, TimeSpan min, TimeSpan max)
+    {
+        if (value < min || value > max)
+        {
+            failures.Add($"{MuxWatchOptions.SectionName}:{setting} must be between {min:c} and {max:c} (was {value}).");
+        }
     }
 }

@@ -1,10 +1,12 @@
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
+using MuxWatch.Correlation;
 using MuxWatch.Export;
 using MuxWatch.Hosting;
 using MuxWatch.Pipeline;
 using MuxWatch.Probing;
+using MuxWatch.Server;
 using MuxWatch.Timeouts;
 using Prometheus;
 
@@ -49,6 +51,9 @@ public static class MuxWatchServiceCollectionExtensions
         // The pipeline: steps in DI order within a stage, sinks in DI order.
         services.AddSingleton<TimeoutPipeline>();
         services.AddSingleton<ITimeoutStep, MessageRulesStep>();
+        services.AddSingleton<ServerTimelines>();
+        services.AddSingleton<ServerCorrelationStep>();
+        services.AddSingleton<ITimeoutStep>(sp => sp.GetRequiredService<ServerCorrelationStep>());
         services.AddSingleton(sp => new RecentTimeouts(sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.RecentTimeoutCapacity));
         services.AddSingleton<TimeoutCounts>();
         services.AddSingleton<TimeoutLogWriter>();
@@ -66,6 +71,7 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<MuxWatchStatus>();
         services.AddSingleton<IPeriodicProbe, ThreadPoolProbe>();
         services.AddSingleton<IPeriodicProbe, CaptureQueueProbe>();
+        services.AddSingleton<IPeriodicProbe>(sp => sp.GetRequiredService<ServerCorrelationStep>());
         services.AddHostedService<ProbeLoop>();
         return builder;
     }

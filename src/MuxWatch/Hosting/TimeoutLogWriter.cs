@@ -16,7 +16,12 @@ internal sealed partial class TimeoutLogWriter(ILogger<TimeoutLogWriter> logger,
     private readonly Lock _gate = new();
     private readonly Dictionary<TimeoutCause, (DateTimeOffset LastWritten, int LeftOut)> _byCause = [];
 
+    // Written once the diagnosis is final, so the line names the cause the metrics count.
     public void Publish(ObservedTimeout timeout)
+    {
+    }
+
+    public void Settled(ObservedTimeout timeout)
     {
         var settings = options.Value;
         if (!settings.LogTimeouts || !logger.IsEnabled(LogLevel.Warning))

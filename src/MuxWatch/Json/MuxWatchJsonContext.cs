@@ -4,6 +4,7 @@ using System.Text.Json.Serialization;
 using System.Text.Json.Serialization.Metadata;
 using MuxWatch.Hosting;
 using MuxWatch.Probing;
+using MuxWatch.Server;
 
 namespace MuxWatch.Json;
 
@@ -16,6 +17,7 @@ namespace MuxWatch.Json;
 [JsonSerializable(typeof(StatusAnswer))]
 [JsonSerializable(typeof(ErrorAnswer))]
 [JsonSerializable(typeof(IReadOnlyDictionary<string, long>))]
+[JsonSerializable(typeof(EventsAnswer))]
 public sealed partial class MuxWatchJsonContext : JsonSerializerContext;
 
 /// <summary>The serializer options of every MuxWatch answer, and of hosts that add answers of their own.</summary>
@@ -46,3 +48,14 @@ public static class MuxWatchJson
 /// <summary>The answer of <c>/targets</c>: every watched multiplexer.</summary>
 /// <param name="Targets">One entry per watched multiplexer, in registration order.</param>
 public sealed record TargetsAnswer(IReadOnlyList<TargetStatus> Targets);
+
+/// <summary>The answer of <c>/events</c>: the timeline of each polled endpoint.</summary>
+/// <param name="Endpoints">One entry per endpoint (only the one asked for, when the query names one).</param>
+public sealed record EventsAnswer(IReadOnlyList<EndpointEvents> Endpoints);
+
+/// <summary>One endpoint's timeline.</summary>
+/// <param name="Endpoint"><c>host:port</c>.</param>
+/// <param name="CompleteThrough">Every event that started before this time is listed (the start of the latest complete poll).</param>
+/// <param name="Polling">How its polling goes.</param>
+/// <param name="Events">Its events by start time (client clock), the newest last.</param>
+public sealed record EndpointEvents(string Endpoint, DateTimeOffset? CompleteThrough, ServerPollingStatus Polling, IReadOnlyList<ServerEvent> Events);

@@ -104,6 +104,7 @@ public sealed class TimeoutAnswer : DiagnosisAnswer
         Multiplexer = timeout.Multiplexer;
         ThreadPoolAtCatch = timeout.ThreadPoolAtCatch;
         LiveCountersAtCatch = timeout.LiveCountersAtCatch;
+        Settled = timeout.Settled;
     }
 
     /// <summary>The answer for <paramref name="timeout"/>.</summary>
@@ -133,6 +134,10 @@ public sealed class TimeoutAnswer : DiagnosisAnswer
     /// <summary>The registered multiplexer it is attributed to.</summary>
     [JsonPropertyOrder(-1)]
     public string? Multiplexer { get; }
+
+    /// <summary>False while the diagnosis waits for its endpoint's next server poll; true once final (and counted).</summary>
+    [JsonPropertyOrder(-1)]
+    public bool Settled { get; }
 
     /// <summary>The thread pool when it was thrown (in-process only).</summary>
     [JsonPropertyOrder(1)]

@@ -28,4 +28,21 @@ public sealed class TimeoutContext
 
     /// <summary>The diagnosis so far; a later step may replace it (the correlator refines <c>server-stall</c>).</summary>
     public TimeoutDiagnosis? Diagnosis { get; set; }
+
+    /// <summary>Set by <see cref="SettleLater"/>: who settles this timeout once it has been published.</summary>
+    internal SettlementTracker? Tracker { get; private set; }
+
+    /// <summary>
+    /// The diagnosis cannot be final yet (the server's next poll may explain it): the pipeline publishes
+    /// it unsettled and hands it to <paramref name="tracker"/>, which settles it later, exactly once.
+    /// </summary>
+    public void SettleLater(SettlementTracker tracker) => Tracker = tracker;
 }
+
+/// <summary>
+/// Takes a timeout published unsettled, and settles it later by calling <paramref name="settle"/> with
+/// its final diagnosis (once; later calls are ignored).
+/// </summary>
+/// <param name="published">The timeout as published.</param>
+/// <param name="settle">Publishes the final diagnosis to every sink.</param>
+public delegate void SettlementTracker(ObservedTimeout published, Func<TimeoutDiagnosis, ObservedTimeout> settle);

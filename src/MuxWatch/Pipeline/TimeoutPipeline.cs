@@ -39,8 +39,56 @@ public sealed partial class TimeoutPipeline
     /// <summary>Steps and sinks that threw, since start. Zero in a healthy process; tests assert it.</summary>
     public long InternalFailures => Interlocked.Read(ref _internalFailures);
 
-    /// <summary>Diagnoses one observation without publishing it.</summary>
-    public ObservedTimeout Diagnose(TimeoutObservation observation)
+    /// <summary>Diagnoses one observation without publishing it (a step that would wait for the server is not waited for).</summary>
+    public ObservedTimeout Diagnose(TimeoutObservation observation) => Run(observation).Observed;
+
+    /// <summary>
+    /// Diagnoses one observation and publishes it to every sink. When a step waits for more (the
+    /// server's next poll), it is published unsettled and settled later; otherwise it is settled at once.
+    /// </summary>
+    public ObservedTimeout Submit(TimeoutObservation observation)
+    {
+        var (observed, tracker) = Run(observation);
+        if (tracker is null)
+        {
+            ForEachSink(sink => sink.Publish(observed));
+            ForEachSink(sink => sink.Settled(observed));
+            return observed;
+        }
+
+        var published = observed with { Settled = false };
+        ForEachSink(sink => sink.Publish(published));
+        var settled = 0;
+        try
+        {
+            tracker(published, final =>
+                Interlocked.Exchange(ref settled, 1) == 0 ? Settle(published, final) : published);
+        }
+#pragma warning disable CA1031 // a tracker that fails must not leave the timeout uncounted
+        catch (Exception ex)
+#pragma warning restore CA1031
+        {
+            Interlocked.Increment(ref _internalFailures);
+            LogStepFailed(_logger, tracker.Method.DeclaringType?.Name ?? "tracker", ex.GetType().Name, ex);
+            if (Interlocked.Exchange(ref settled, 1) == 0)
+            {
+                Settle(published, published.Diagnosis);
+            }
+        }
+
+        return published;
+    }
+
+    /// <summary>Publishes the final diagnosis of a timeout published unsettled: every sink revises it, then settles it.</summary>
+    private ObservedTimeout Settle(ObservedTimeout previous, TimeoutDiagnosis final)
+    {
+        var revised = previous with { Diagnosis = final, Settled = true };
+        ForEachSink(sink => sink.Revise(previous, revised));
+        ForEachSink(sink => sink.Settled(revised));
+        return revised;
+    }
+
+    private (ObservedTimeout Observed, SettlementTracker? Tracker) Run(TimeoutObservation observation)
     {
         ArgumentNullException.ThrowIfNull(observation);
         var context = new TimeoutContext(observation);
@@ -60,22 +108,21 @@ public sealed partial class TimeoutPipeline
         }
 
         var diagnosis = context.Diagnosis ?? TimeoutDiagnoser.Diagnose(RedisErrorReport.Empty);
-        return new ObservedTimeout(observation.Time, observation.Source, context.Multiplexer, observation.Report, diagnosis, observation.ThreadPoolAtCatch)
+        var observed = new ObservedTimeout(observation.Time, observation.Source, context.Multiplexer, observation.Report, diagnosis, observation.ThreadPoolAtCatch)
         {
             Id = Interlocked.Increment(ref _nextId),
             LiveCountersAtCatch = context.LiveCounters,
         };
+        return (observed, context.Tracker);
     }
 
-    /// <summary>Diagnoses one observation and publishes it to every sink.</summary>
-    public ObservedTimeout Submit(TimeoutObservation observation)
+    private void ForEachSink(Action<ITimeoutSink> action)
     {
-        var observed = Diagnose(observation);
         foreach (var sink in _sinks)
         {
             try
             {
-                sink.Publish(observed);
+                action(sink);
             }
 #pragma warning disable CA1031 // one failing sink must not keep the timeout from the others
             catch (Exception ex)
@@ -85,32 +132,6 @@ public sealed partial class TimeoutPipeline
                 LogSinkFailed(_logger, sink.GetType().Name, ex.GetType().Name, ex);
             }
         }
-
-        return observed;
-    }
-
-    /// <summary>Publishes a revised diagnosis of a timeout published before (same <see cref="ObservedTimeout.Id"/>).</summary>
-    public ObservedTimeout Revise(ObservedTimeout previous, TimeoutDiagnosis diagnosis)
-    {
-        ArgumentNullException.ThrowIfNull(previous);
-        ArgumentNullException.ThrowIfNull(diagnosis);
-        var revised = previous with { Diagnosis = diagnosis };
-        foreach (var sink in _sinks)
-        {
-            try
-            {
-                sink.Revise(previous, revised);
-            }
-#pragma warning disable CA1031 // as in Submit
-            catch (Exception ex)
-#pragma warning restore CA1031
-            {
-                Interlocked.Increment(ref _internalFailures);
-                LogSinkFailed(_logger, sink.GetType().Name, ex.GetType().Name, ex);
-            }
-        }
-
-        return revised;
     }
 
     [LoggerMessage(EventId = 20, Level = LogLevel.Error, Message = "Timeout pipeline step {Step} failed ({Reason}); the timeout goes on without it")]

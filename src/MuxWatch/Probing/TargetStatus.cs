@@ -28,7 +28,11 @@ public sealed record TargetStatus(
 /// <param name="Version">The Redis version the server reported.</param>
 /// <param name="Role"><c>primary</c> or <c>replica</c>.</param>
 /// <param name="LastProbeSuccess">When this endpoint was last probed successfully.</param>
-public sealed record TargetServerStatus(string Endpoint, bool Connected, string? ServerType, string? Version, string Role, DateTimeOffset? LastProbeSuccess);
+public sealed record TargetServerStatus(string Endpoint, bool Connected, string? ServerType, string? Version, string Role, DateTimeOffset? LastProbeSuccess)
+{
+    /// <summary>How the server polling of this endpoint goes; null when it is not polled (polling off, or not connected yet).</summary>
+    public Server.ServerPollingStatus? Polling { get; init; }
+}
 
 /// <summary>Reports the watched multiplexers, for <c>/api/targets</c>.</summary>
 public interface ITargetStatusSource

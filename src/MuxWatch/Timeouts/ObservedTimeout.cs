@@ -21,6 +21,12 @@ public sealed record ObservedTimeout(
     /// <summary>The endpoint's counters read from the live multiplexer when it was caught (in-process, registered multiplexers only).</summary>
     public LiveCounters? LiveCountersAtCatch { get; init; }
 
+    /// <summary>
+    /// False while the diagnosis waits for its endpoint's next server poll (the fork or slow command that
+    /// explains it is often seen after the timeout); true once final. Counted in metrics only when final.
+    /// </summary>
+    public bool Settled { get; init; } = true;
+
     /// <summary>The endpoint the message names, or <c>unknown</c>.</summary>
     public string Endpoint => Report.Endpoint ?? "unknown";
 

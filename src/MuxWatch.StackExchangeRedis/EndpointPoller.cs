@@ -1,0 +1,215 @@
+using System.Net;
+using MuxWatch.Export;
+using MuxWatch.Hosting;
+using MuxWatch.Probing;
+using MuxWatch.Server;
+using MuxWatch.Timeouts;
+using StackExchange.Redis;
+
+namespace MuxWatch.StackExchangeRedis;
+
+/// <summary>
+/// Polls one endpoint with the client's typed calls (<c>INFO</c> server / persistence / stats,
+/// <c>CONFIG GET latency-monitor-threshold</c>, <c>LATENCY LATEST</c>, <c>LATENCY HISTORY fork</c> when a
+/// new fork shows, <c>SLOWLOG GET</c>, <c>TIME</c>) and hands what it read to its <see cref="ServerStateTracker"/>.
+/// </summary>
+/// <remarks>
+/// The commands are sent together (pipelined on the polling connection), each bounded by the poll
+/// timeout. A command the endpoint refuses (an ACL without it, a renamed command) is reported and the
+/// others still count; a timeout or a lost connection fails the poll as a whole.
+/// </remarks>
+internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline timeline, MuxWatchMetrics metrics, TimeProvider time)
+{
+    /// <summary>Slow-log entries read per poll; the count of new entries stays exact beyond it (by id).</summary>
+    internal const int SlowlogBatch = 64;
+
+    private const int MaxErrorChars = 300;
+
+    private readonly ServerStateTracker _tracker = new(timeline, metrics);
+    private int _inFlight;
+    private DateTimeOffset _lastStart = DateTimeOffset.MinValue;
+
+    /// <summary>Starts a poll unless one is in flight or the last started less than an interval ago.</summary>
+    public void StartIfDue(DateTimeOffset now, IConnectionMultiplexer connection, EndPoint endpoint, MuxWatchOptions settings, CancellationToken stopping)
+    {
+        // 10% slack: the loop's ticks are not exact, and a tick a hair early must not skip a whole interval.
+        if (now - _lastStart < settings.ServerPollInterval * 0.9 || Interlocked.CompareExchange(ref _inFlight, 1, 0) != 0)
+        {
+            return;
+        }
+
+        _lastStart = now;
+        _ = PollAsync(connection, endpoint, settings.ServerPollTimeout, stopping); // never awaited on the loop
+    }
+
+    private async Task PollAsync(IConnectionMultiplexer connection, EndPoint endpoint, TimeSpan timeout, CancellationToken stopping)
+    {
+        try
+        {
+            using (ProbeScope.Enter())
+            {
+                var result = await ReadAsync(connection, endpoint, timeout, stopping).ConfigureAwait(false);
+                if (_tracker.Apply(result))
+                {
+                    timelines.RaisePolled(timeline); // the correlator settles what waited for this poll
+                }
+            }
+        }
+        catch (OperationCanceledException) when (stopping.IsCancellationRequested)
+        {
+        }
+        finally
+        {
+            Volatile.Write(ref _inFlight, 0);
+        }
+    }
+
+    private async Task<ServerPollResult> ReadAsync(IConnectionMultiplexer connection, EndPoint endpoint, TimeSpan timeout, CancellationToken stopping)
+    {
+        var started = time.GetUtcNow();
+        var name = timeline.Endpoint;
+        IServer server;
+        try
+        {
+            server = connection.GetServer(endpoint);
+        }
+        catch (ArgumentException)
+        {
+            return Failed(name, started, "connection", "the polling connection does not know this endpoint yet");
+        }
+
+        if (!server.IsConnected)
+        {
+            return Failed(name, started, "connection", "the polling connection is not connected");
+        }
+
+        var refused = new List<string>();
+        var infoServer = server.InfoAsync("server");
+        var infoPersistence = server.InfoAsync("persistence");
+        var infoStats = server.InfoAsync("stats");
+        var config = server.ConfigGetAsync("latency-monitor-threshold");
+        var latency = server.LatencyLatestAsync();
+        var slowlog = server.SlowlogGetAsync(SlowlogBatch);
+        var timeSent = time.GetUtcNow();
+        var serverTime = server.TimeAsync();
+        try
+        {
+            var info = new Dictionary<string, string>(StringComparer.Ordinal);
+            var infoRead = false;
+            foreach (var section in (Task<IGrouping<string, KeyValuePair<string, string>>[]>[])[infoServer, infoPersistence, infoStats])
+            {
+                if (await Answer(section, "info", refused, timeout, stopping).ConfigureAwait(false) is { } groups)
+                {
+                    infoRead = true;
+                    foreach (var (key, value) in groups.SelectMany(group => group))
+                    {
+                        info[key] = value;
+                    }
+                }
+            }
+
+            var threshold = await Answer(config, "config", refused, timeout, stopping).ConfigureAwait(false) is { } pairs
+                && pairs.FirstOrDefault(pair => pair.Key == "latency-monitor-threshold").Value is { } text
+                && long.TryParse(text, System.Globalization.CultureInfo.InvariantCulture, out var ms) ? ms : (long?)null;
+            var latest = await Answer(latency, "latency", refused, timeout, stopping).ConfigureAwait(false);
+            var entries = await Answer(slowlog, "slowlog", refused, timeout, stopping).ConfigureAwait(false);
+            var clock = await Answer(serverTime, "time", refused, timeout, stopping).ConfigureAwait(false);
+            var timeReceived = time.GetUtcNow();
+
+            IReadOnlyList<LatencySample>? forkHistory = null;
+            var fork = latest?.FirstOrDefault(entry => entry.EventName == "fork");
+            if (fork is { } newest && (_tracker.LastForkSample is not { } seen || Utc(newest.Timestamp) > seen))
+            {
+                var history = await Answer(server.LatencyHistoryAsync("fork"), "latency", refused, timeout, stopping).ConfigureAwait(false);
+                forkHistory = history?.Select(h => new LatencySample(Utc(h.Timestamp), h.DurationMilliseconds)).ToList();
+            }
+
+            return new ServerPollResult(name, started, time.GetUtcNow())
+            {
+                Info = infoRead ? info : null,
+                LatencyMonitorThresholdMs = threshold,
+                LatencyLatest = latest?.Select(l => new LatencySpike(l.EventName, Utc(l.Timestamp), l.DurationMilliseconds, l.MaxDurationMilliseconds)).ToList(),
+                ForkHistory = forkHistory,
+                Slowlog = entries?.Select(e => new SlowlogEntry(e.UniqueId, Utc(e.Time), e.Duration, CommandName(e.Arguments))).ToList(),
+                ClockOffset = clock is { } at ? Utc(at) - (timeSent + ((timeReceived - timeSent) / 2)) : null,
+                Refused = refused.Distinct().ToList(),
+            };
+        }
+        catch (Exception ex) when (ex is RedisTimeoutException or TimeoutException)
+        {
+            return Failed(name, started, "timeout", ex.Message);
+        }
+        catch (Exception ex) when (ex is RedisConnectionException or ObjectDisposedException)
+        {
+            return Failed(name, started, "connection", ex.Message);
+        }
+#pragma warning disable CA1031 // a poll that fails in any other way is counted and reported; the next one tries again
+        catch (Exception ex) when (ex is not OperationCanceledException)
+#pragma warning restore CA1031
+        {
+            return Failed(name, started, "error", $"{ex.GetType().Name}: {ex.Message}");
+        }
+        finally
+        {
+            // Nothing left unobserved: a command still pending when the poll gave up fails on its own.
+            foreach (var pending in (Task[])[infoServer, infoPersistence, infoStats, config, latency, slowlog, serverTime])
+            {
+                _ = pending.ContinueWith(static t => t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
+            }
+        }
+    }
+
+    /// <summary>The command's reply; null when the endpoint refused it (noted in <paramref name="refused"/>).</summary>
+    private async Task<T?> Answer<T>(Task<T> command, string name, List<string> refused, TimeSpan timeout, CancellationToken stopping)
+        where T : class
+    {
+        try
+        {
+            return await command.WaitAsync(timeout, time, stopping).ConfigureAwait(false);
+        }
+        catch (RedisServerException)
+        {
+            refused.Add(name); // NOPERM, an unknown (renamed) command, a command the server disabled
+            return null;
+        }
+        catch (RedisCommandException)
+        {
+            refused.Add(name); // the client's own refusal (admin mode, a command map that removed it)
+            return null;
+        }
+    }
+
+    private async Task<DateTime?> Answer(Task<DateTime> command, string name, List<string> refused, TimeSpan timeout, CancellationToken stopping)
+    {
+        try
+        {
+            return await command.WaitAsync(timeout, time, stopping).ConfigureAwait(false);
+        }
+        catch (Exception ex) when (ex is RedisServerException or RedisCommandException)
+        {
+            refused.Add(name);
+            return null;
+        }
+    }
+
+    private ServerPollResult Failed(string endpoint, DateTimeOffset started, string reason, string message)
+    {
+        var redacted = SecretRedactor.Redact(message);
+        return new ServerPollResult(endpoint, started, time.GetUtcNow())
+        {
+            Error = redacted.Length > MaxErrorChars ? redacted[..MaxErrorChars] : redacted,
+            ErrorReason = reason,
+        };
+    }
+
+    /// <summary>The client converts server times from unix seconds, in UTC.</summary>
+    private static DateTimeOffset Utc(DateTime time) => new(DateTime.SpecifyKind(time, DateTimeKind.Utc));
+
+    /// <summary>The command name only, never an argument; bounded, and only name characters (a renamed command can be anything).</summary>
+    private static string CommandName(RedisValue[] arguments)
+    {
+        var name = arguments.Length > 0 ? (string?)arguments[0] ?? "?" : "?";
+        name = new string([.. name.Take(32).Where(c => char.IsAsciiLetterOrDigit(c) || c is '_' or '-' or '.' or '|')]);
+        return name.Length == 0 ? "?" : name.ToUpperInvariant();
+    }
+}

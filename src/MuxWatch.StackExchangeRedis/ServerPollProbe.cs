@@ -1,0 +1,220 @@
+using System.Collections.Concurrent;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+using MuxWatch.Export;
+using MuxWatch.Hosting;
+using MuxWatch.Probing;
+using MuxWatch.Server;
+using MuxWatch.Timeouts;
+using StackExchange.Redis;
+
+namespace MuxWatch.StackExchangeRedis;
+
+/// <summary>
+/// Polls each Redis endpoint of every watched multiplexer for persistence, fork, latency and slow-log
+/// events (<see cref="EndpointPoller"/>), over connections of MuxWatch's own: one admin connection per
+/// watched multiplexer, cloned from its configuration, so the app's connection is never touched.
+/// </summary>
+/// <remarks>
+/// Runs on the probe loop's ticks and never waits on the network there: a connection is made in the
+/// background, each endpoint has at most one poll in flight, and every call times out by
+/// <see cref="MuxWatchOptions.ServerPollTimeout"/>. An endpoint shared by several multiplexers is polled once.
+/// </remarks>
+internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
+{
+    /// <summary>The client name of the polling connections, as <c>CLIENT LIST</c> shows it.</summary>
+    public const string ClientName = "muxwatch-poller";
+
+    private static readonly TimeSpan ConnectRetry = TimeSpan.FromSeconds(10);
+
+    private readonly MultiplexerProbe _multiplexers;
+    private readonly ServerTimelines _timelines;
+    private readonly MuxWatchMetrics _metrics;
+    private readonly TimeProvider _time;
+    private readonly IOptions<MuxWatchOptions> _options;
+    private readonly ILogger _logger;
+    private readonly ConcurrentDictionary<string, AdminConnection> _connections = new(StringComparer.Ordinal);
+    private readonly ConcurrentDictionary<string, EndpointPoller> _pollers = new(StringComparer.OrdinalIgnoreCase);
+
+    public ServerPollProbe(
+        MultiplexerProbe multiplexers,
+        ServerTimelines timelines,
+        MuxWatchMetrics metrics,
+        TimeProvider time,
+        IOptions<MuxWatchOptions> options,
+        ILogger<ServerPollProbe>? logger = null)
+    {
+        _multiplexers = multiplexers;
+        _timelines = timelines;
+        _metrics = metrics;
+        _time = time;
+        _options = options;
+        _logger = (ILogger?)logger ?? NullLogger.Instance;
+    }
+
+    public string Name => "server-poll";
+
+    public void Sample(DateTimeOffset now, CancellationToken stopping)
+    {
+        var settings = _options.Value;
+        if (!settings.ServerPolling)
+        {
+            return;
+        }
+
+        // Each endpoint is polled once per cycle, by the first watched multiplexer (in registration order)
+        // whose polling connection is up; if that one goes, the next takes over with the same history.
+        var watchedEndpoints = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        foreach (var watched in _multiplexers.Watched)
+        {
+            if (watched.Multiplexer is not { } multiplexer)
+            {
+                RetireConnection(watched.Name);
+                continue;
+            }
+
+            var servers = multiplexer.GetServers();
+            foreach (var server in servers)
+            {
+                watchedEndpoints.Add(EndpointText.Of(server.EndPoint));
+            }
+
+            var admin = _connections.GetOrAdd(watched.Name, static (_, source) => new AdminConnection(source), multiplexer);
+            if (!ReferenceEquals(admin.Source, multiplexer))
+            {
+                RetireConnection(watched.Name); // the app gave a new multiplexer: clone that one next cycle
+                continue;
+            }
+
+            if (admin.Connection is not { } connection)
+            {
+                admin.StartConnecting(now, settings.ServerPollTimeout, _logger);
+                continue;
+            }
+
+            foreach (var server in servers)
+            {
+                var endpoint = EndpointText.Of(server.EndPoint);
+                var poller = _pollers.GetOrAdd(endpoint, static (name, probe) =>
+                    new EndpointPoller(probe._timelines, probe._timelines.GetOrAdd(name), probe._metrics, probe._time), this);
+                poller.StartIfDue(now, connection, server.EndPoint, settings, stopping);
+            }
+        }
+
+        // An endpoint that no watched multiplexer has any more (disposed, reconfigured) is no longer
+        // polled, kept or exported.
+        foreach (var endpoint in _pollers.Keys.Where(e => !watchedEndpoints.Contains(e)).ToList())
+        {
+            _pollers.TryRemove(endpoint, out _);
+            _timelines.Remove(endpoint);
+            _metrics.RemoveServerEndpoint(endpoint);
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        foreach (var name in _connections.Keys.ToList())
+        {
+            if (_connections.TryRemove(name, out var admin))
+            {
+                await admin.DisposeAsync().ConfigureAwait(false);
+            }
+        }
+    }
+
+    private void RetireConnection(string name)
+    {
+        if (_connections.TryRemove(name, out var admin))
+        {
+            _ = admin.DisposeAsync().AsTask();
+        }
+    }
+
+    [LoggerMessage(EventId = 40, Level = LogLevel.Warning, Message = "Could not open the server-polling connection for {Endpoints}: {Reason}; retrying in 10 s")]
+    private static partial void LogConnectFailed(ILogger logger, string endpoints, string reason);
+
+    /// <summary>MuxWatch's own admin connection for one watched multiplexer, made in the background.</summary>
+    private sealed class AdminConnection(IConnectionMultiplexer source) : IAsyncDisposable
+    {
+        private readonly Lock _gate = new();
+        private IConnectionMultiplexer? _connection;
+        private Task? _connecting;
+        private DateTimeOffset _nextAttempt = DateTimeOffset.MinValue;
+        private bool _disposed;
+
+        public IConnectionMultiplexer Source { get; } = source;
+
+        public IConnectionMultiplexer? Connection => Volatile.Read(ref _connection);
+
+        public void StartConnecting(DateTimeOffset now, TimeSpan timeout, ILogger logger)
+        {
+            lock (_gate)
+            {
+                if (_disposed || _connecting is { IsCompleted: false } || now < _nextAttempt)
+                {
+                    return;
+                }
+
+                _nextAttempt = now + ConnectRetry;
+                _connecting = Task.Run(() => ConnectAsync(timeout, logger));
+            }
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            lock (_gate)
+            {
+                _disposed = true;
+            }
+
+            if (Interlocked.Exchange(ref _connection, null) is { } connection)
+            {
+                await connection.DisposeAsync().ConfigureAwait(false);
+            }
+        }
+
+        private async Task ConnectAsync(TimeSpan timeout, ILogger logger)
+        {
+            ConfigurationOptions options;
+            try
+            {
+                // The app's configuration, cloned: its endpoints and credentials, nothing of the app's changed.
+                options = ConfigurationOptions.Parse(Source.Configuration);
+            }
+            catch (ArgumentException ex)
+            {
+                LogConnectFailed(logger, "a multiplexer", SecretRedactor.Redact(ex.Message));
+                return;
+            }
+
+            options.AllowAdmin = true; // INFO and SLOWLOG refuse without it
+            options.ClientName = ClientName;
+            options.AbortOnConnectFail = false;
+            var milliseconds = (int)Math.Clamp(timeout.TotalMilliseconds, 100, int.MaxValue);
+            options.ConnectTimeout = milliseconds;
+            options.SyncTimeout = milliseconds;
+            options.AsyncTimeout = milliseconds;
+            try
+            {
+                var connection = await OwnedConnection.ConnectAsync(options).ConfigureAwait(false);
+                lock (_gate)
+                {
+                    if (!_disposed)
+                    {
+                        _connection = connection;
+                        return;
+                    }
+                }
+
+                await connection.DisposeAsync().ConfigureAwait(false);
+            }
+#pragma warning disable CA1031 // a connection that cannot be made is logged and tried again later
+            catch (Exception ex)
+#pragma warning restore CA1031
+            {
+                LogConnectFailed(logger, string.Join(",", options.EndPoints.Select(EndpointText.Of)), SecretRedactor.Redact(ex.Message));
+            }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+namespace MuxWatch.Server;
+
+/// <summary>
+/// One Redis endpoint's recent history (saves, rewrites, forks, slow commands, restarts) and the state
+/// of its polling. Bounded: events that ended more than the retention ago are dropped, and at most
+/// <see cref="MaxEvents"/> are kept (the oldest go first, counted in <see cref="DroppedEvents"/>).
+/// </summary>
+/// <remarks>Thread-safe: the poller writes it, the correlator and the API read it.</remarks>
+public sealed class ServerTimeline
+{
+    /// <summary>The most events kept per endpoint, whatever the retention.</summary>
+    public const int MaxEvents = 10_000;
+
+    private readonly Lock _gate = new();
+    private readonly List<ServerEvent> _ended = [];
+    private readonly Dictionary<ServerEventKind, ServerEvent> _running = [];
+    private readonly TimeSpan _retention;
+    private DateTimeOffset? _completeThrough;
+    private DateTimeOffset? _lastPollSuccess;
+    private (string Message, DateTimeOffset Time)? _lastPollError;
+    private IReadOnlyList<string> _refusedCommands = [];
+    private TimeSpan? _clockOffset;
+    private bool? _latencyMonitorEnabled;
+    private long _dropped;
+
+    /// <summary>Creates the timeline of <paramref name="endpoint"/>, keeping events for <paramref name="retention"/>.</summary>
+    public ServerTimeline(string endpoint, TimeSpan retention)
+    {
+        Endpoint = endpoint;
+        _retention = retention;
+    }
+
+    /// <summary>The endpoint, <c>host:port</c>, as the client names it.</summary>
+    public string Endpoint { get; }
+
+    /// <summary>
+    /// Every event that started before this time is in the timeline: the start of the latest poll that
+    /// read everything it may read. A timeout caught before it can be correlated for good.
+    /// </summary>
+    public DateTimeOffset? CompleteThrough
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _completeThrough;
+            }
+        }
+    }
+
+    /// <summary>Events dropped to keep within <see cref="MaxEvents"/>.</summary>
+    public long DroppedEvents => Interlocked.Read(ref _dropped);
+
+    /// <summary>Records an event that has ended (or is instantaneous).</summary>
+    public void Add(ServerEvent ended, DateTimeOffset now)
+    {
+        ArgumentNullException.ThrowIfNull(ended);
+        lock (_gate)
+        {
+            _ended.Add(ended);
+            Prune(now);
+        }
+    }
+
+    /// <summary>Starts an interval of <paramref name="kind"/> (a save, a rewrite); ignored when one is already running.</summary>
+    public void Begin(ServerEventKind kind, DateTimeOffset start)
+    {
+        lock (_gate)
+        {
+            _running.TryAdd(kind, new ServerEvent(kind, start, null));
+        }
+    }
+
+    /// <summary>True when an interval of <paramref name="kind"/> is running.</summary>
+    public bool IsRunning(ServerEventKind kind)
+    {
+        lock (_gate)
+        {
+            return _running.ContainsKey(kind);
+        }
+    }
+
+    /// <summary>Ends the running interval of <paramref name="kind"/>; returns it, or null when none ran.</summary>
+    public ServerEvent? End(ServerEventKind kind, DateTimeOffset end, string? outcome, DateTimeOffset now)
+    {
+        lock (_gate)
+        {
+            var ended = EndLocked(kind, end, outcome);
+            Prune(now);
+            return ended;
+        }
+    }
+
+    /// <summary>Ends every running interval at <paramref name="end"/> (the server restarted: what ran died with it).</summary>
+    public void EndAll(DateTimeOffset end, DateTimeOffset now)
+    {
+        lock (_gate)
+        {
+            foreach (var kind in _running.Keys.ToList())
+            {
+                EndLocked(kind, end, "interrupted");
+            }
+
+            Prune(now);
+        }
+    }
+
+    /// <summary>The events that overlap [<paramref name="from"/>, <paramref name="to"/>], by start time.</summary>
+    public IReadOnlyList<ServerEvent> Overlapping(DateTimeOffset from, DateTimeOffset to, DateTimeOffset now)
+    {
+        lock (_gate)
+        {
+            return [.. _ended.Concat(_running.Values).Where(e => e.Overlaps(from, to, now)).OrderBy(e => e.Start)];
+        }
+    }
+
+    /// <summary>Every event kept, by start time, the newest <paramref name="limit"/>.</summary>
+    public IReadOnlyList<ServerEvent> Events(int limit = int.MaxValue)
+    {
+        lock (_gate)
+        {
+            var all = _ended.Concat(_running.Values).OrderBy(e => e.Start).ToList();
+            return all.Count <= limit ? all : all[^limit..];
+        }
+    }
+
+    /// <summary>A poll read what it may: every event that started before <paramref name="started"/> has been seen.</summary>
+    public void PollCompleted(DateTimeOffset started, DateTimeOffset finished)
+    {
+        lock (_gate)
+        {
+            if (_completeThrough is null || started > _completeThrough)
+            {
+                _completeThrough = started;
+            }
+
+            _lastPollSuccess = finished;
+        }
+    }
+
+    /// <summary>A poll failed as a whole (timed out, no connection): reported, and the timeline is not complete past it.</summary>
+    public void PollFailed(string message, DateTimeOffset time)
+    {
+        lock (_gate)
+        {
+            _lastPollError = (message, time);
+        }
+    }
+
+    /// <summary>Notes what the endpoint refuses, its clock offset and whether its latency monitor is on.</summary>
+    public void Describe(IReadOnlyList<string> refusedCommands, TimeSpan? clockOffset, bool? latencyMonitorEnabled)
+    {
+        lock (_gate)
+        {
+            _refusedCommands = refusedCommands;
+            _clockOffset = clockOffset ?? _clockOffset;
+            _latencyMonitorEnabled = latencyMonitorEnabled ?? _latencyMonitorEnabled;
+        }
+    }
+
+    /// <summary>The polling state, for <c>/api/targets</c>.</summary>
+    public ServerPollingStatus Status()
+    {
+        lock (_gate)
+        {
+            return new ServerPollingStatus(
+                _lastPollSuccess,
+                _lastPollError?.Message,
+                _lastPollError?.Time,
+                _refusedCommands,
+                _clockOffset?.TotalMilliseconds,
+                _latencyMonitorEnabled,
+                _ended.Count + _running.Count);
+        }
+    }
+
+    private ServerEvent? EndLocked(ServerEventKind kind, DateTimeOffset end, string? outcome)
+    {
+        if (!_running.Remove(kind, out var running))
+        {
+            return null;
+        }
+
+        var ended = running with
+        {
+            End = end < running.Start ? running.Start : end,
+            DurationMs = Math.Max(0, (end - running.Start).TotalMilliseconds),
+            Outcome = outcome,
+        };
+        _ended.Add(ended);
+        return ended;
+    }
+
+    private void Prune(DateTimeOffset now)
+    {
+        var horizon = now - _retention;
+        var expired = 0;
+        while (expired < _ended.Count && (_ended[expired].End ?? now) < horizon)
+        {
+            expired++;
+        }
+
+        var over = Math.Max(0, _ended.Count - expired - MaxEvents);
+        if (expired + over > 0)
+        {
+            _ended.RemoveRange(0, expired + over);
+            Interlocked.Add(ref _dropped, over);
+        }
+    }
+}
+
+/// <summary>How the polling of one endpoint goes, as <c>/api/targets</c> shows it.</summary>
+/// <param name="LastPollSuccess">When a poll last read the server.</param>
+/// <param name="LastPollError">The latest poll failure (redacted).</param>
+/// <param name="LastPollErrorTime">When it happened.</param>
+/// <param name="RefusedCommands">Commands the endpoint refuses (an ACL, a renamed command): their figures are missing, the rest goes on.</param>
+/// <param name="ClockOffsetMs">The server's clock minus the client's, from <c>TIME</c>.</param>
+/// <param name="LatencyMonitorEnabled">Whether <c>latency-monitor-threshold</c> is above 0 (null when <c>CONFIG GET</c> is refused).</param>
+/// <param name="Events">Events in the timeline.</param>
+public sealed record ServerPollingStatus(
+    DateTimeOffset? LastPollSuccess,
+    string? LastPollError,
+    DateTimeOffset? LastPollErrorTime,
+    IReadOnlyList<string> RefusedCommands,
+    double? ClockOffsetMs,
+    bool? LatencyMonitorEnabled,
+    int Events);

@@ -41,7 +41,7 @@ public sealed class JsonAnswerTests
         using var json = JsonDocument.Parse(MuxWatchJson.Serialize(TimeoutAnswer.From(timeout)));
         var root = json.RootElement;
 
-        Assert.Equal(["id", "time", "source", "waitingSince", "multiplexer", "kind"], root.EnumerateObject().Take(6).Select(p => p.Name));
+        Assert.Equal(["id", "time", "source", "waitingSince", "multiplexer", "settled", "kind"], root.EnumerateObject().Take(7).Select(p => p.Name));
         Assert.Equal(7, root.GetProperty("id").GetInt64());
         Assert.Equal(time.AddSeconds(-5), root.GetProperty("waitingSince").GetDateTimeOffset());
         Assert.Equal("sync-timeout", root.GetProperty("kind").GetString());

@@ -1,0 +1,223 @@
+using System.Globalization;
+using Microsoft.Extensions.Options;
+using MuxWatch.Correlation;
+using MuxWatch.Export;
+using MuxWatch.Hosting;
+using MuxWatch.Pipeline;
+using MuxWatch.Server;
+using MuxWatch.Testing;
+using MuxWatch.Timeouts;
+using Prometheus;
+
+namespace MuxWatch.Tests;
+
+/// <summary>
+/// The bookkeeping between polls and the correlation, on poll results as the client's typed calls
+/// return them (what a real server says is covered by the live tests): intervals, restarts, slow-log
+/// counts, and a timeout settled once, under its final cause, after its endpoint's next poll.
+/// </summary>
+public sealed class ServerTimelineTests
+{
+    private const string Endpoint = "10.0.0.7:6379";
+    private static readonly DateTimeOffset T0 = DateTimeOffset.Parse("2026-11-22T12:00:00Z", CultureInfo.InvariantCulture);
+
+    private readonly CollectorRegistry _registry = Metrics.NewCustomRegistry();
+    private readonly MuxWatchMetrics _metrics;
+    private readonly ServerTimeline _timeline = new(Endpoint, TimeSpan.FromHours(1));
+    private readonly ServerStateTracker _tracker;
+
+    public ServerTimelineTests()
+    {
+        _metrics = new MuxWatchMetrics(_registry);
+        _tracker = new ServerStateTracker(_timeline, _metrics);
+    }
+
+    private MetricsText Scrape()
+    {
+        using var stream = new MemoryStream();
+        _registry.CollectAndExportAsTextAsync(stream).GetAwaiter().GetResult();
+        return new MetricsText(System.Text.Encoding.UTF8.GetString(stream.ToArray()));
+    }
+
+    private static ServerPollResult Poll(double atSeconds, params (string Key, string Value)[] info) =>
+        new(Endpoint, T0.AddSeconds(atSeconds), T0.AddSeconds(atSeconds + 0.01))
+        {
+            Info = Info(info),
+            Slowlog = [],
+        };
+
+    private static Dictionary<string, string> Info(params (string Key, string Value)[] overrides)
+    {
+        var info = new Dictionary<string, string>
+        {
+            ["run_id"] = "a1", ["uptime_in_seconds"] = "100", ["loading"] = "0", ["rdb_bgsave_in_progress"] = "0",
+            ["rdb_current_bgsave_time_sec"] = "-1", ["rdb_last_bgsave_status"] = "ok", ["rdb_saves"] = "0", ["rdb_last_save_time"] = "1700000000",
+            ["aof_rewrite_in_progress"] = "0", ["aof_last_bgrewrite_status"] = "ok", ["aof_rewrites"] = "0", ["module_fork_in_progress"] = "0",
+            ["latest_fork_usec"] = "0", ["total_forks"] = "0", ["current_cow_size"] = "0",
+        };
+        foreach (var (key, value) in overrides)
+        {
+            info[key] = value;
+        }
+
+        return info;
+    }
+
+    [Fact]
+    public void A_bgsave_seen_running_then_done_is_one_interval_no_narrower_than_the_polls_can_prove()
+    {
+        _tracker.Apply(Poll(0));
+        _tracker.Apply(Poll(1, ("rdb_bgsave_in_progress", "1"), ("rdb_current_bgsave_time_sec", "0"), ("total_forks", "1"), ("latest_fork_usec", "340000")));
+        Assert.Equal(1, Scrape().Value("muxwatch_server_rdb_bgsave_in_progress"));
+        _tracker.Apply(Poll(2, ("rdb_bgsave_in_progress", "1"), ("rdb_current_bgsave_time_sec", "1"), ("total_forks", "1"), ("latest_fork_usec", "340000")));
+        _tracker.Apply(Poll(3, ("rdb_saves", "1"), ("total_forks", "1"), ("latest_fork_usec", "340000"), ("rdb_last_save_time", "1700000003")));
+
+        var saves = _timeline.Events().Where(e => e.Kind == ServerEventKind.Bgsave).ToList();
+        var save = Assert.Single(saves); // rdb_saves moved too, but that is the same save
+        Assert.Equal(T0, save.Start); // the poll before the one that saw it
+        Assert.Equal(T0.AddSeconds(3.01), save.End);
+        Assert.Equal("ok", save.Outcome);
+        var fork = Assert.Single(_timeline.Events(), e => e.Kind == ServerEventKind.Fork);
+        Assert.Equal(340, fork.DurationMs);
+        var metrics = Scrape();
+        Assert.Equal(0, metrics.Value("muxwatch_server_rdb_bgsave_in_progress"));
+        Assert.Equal(1, metrics.Value("muxwatch_server_forks_total"));
+        Assert.Equal(0.34, metrics.Value("muxwatch_server_latest_fork_seconds"));
+        Assert.Equal(T0.AddSeconds(3), _timeline.CompleteThrough);
+    }
+
+    [Fact]
+    public void A_save_that_starts_and_ends_between_two_polls_is_still_seen()
+    {
+        _tracker.Apply(Poll(0));
+        _tracker.Apply(Poll(1, ("rdb_saves", "1"), ("total_forks", "1"), ("latest_fork_usec", "900")));
+
+        var save = Assert.Single(_timeline.Events(), e => e.Kind == ServerEventKind.Bgsave);
+        Assert.True(save.BetweenPolls);
+        Assert.Equal(T0, save.Start);
+        Assert.Equal(T0.AddSeconds(1.01), save.End);
+    }
+
+    [Fact]
+    public void A_restart_is_recorded_its_counters_start_again_and_nothing_is_counted_twice()
+    {
+        _tracker.Apply(Poll(0, ("total_forks", "5")) with { Slowlog = [new SlowlogEntry(41, T0, TimeSpan.FromMilliseconds(20), "KEYS")] });
+        _tracker.Apply(Poll(1, ("total_forks", "6")) with { Slowlog = [new SlowlogEntry(43, T0.AddSeconds(1), TimeSpan.FromMilliseconds(30), "KEYS")] });
+        _tracker.Apply(Poll(2, ("run_id", "b2"), ("uptime_in_seconds", "1"), ("total_forks", "1")) with
+        {
+            Slowlog = [new SlowlogEntry(0, T0.AddSeconds(2), TimeSpan.FromMilliseconds(50), "DEBUG")],
+        });
+
+        var metrics = Scrape();
+        Assert.Equal(1, metrics.Value("muxwatch_server_restarts_total"));
+        Assert.Equal(2, metrics.Value("muxwatch_server_forks_total")); // +1 before, +1 after the restart
+        Assert.Equal(3, metrics.Value("muxwatch_server_slowlog_entries_total")); // ids 42 and 43, then 0 after the restart
+        Assert.Single(_timeline.Events(), e => e.Kind == ServerEventKind.Restart);
+        Assert.Equal(["KEYS", "KEYS", "DEBUG"], _timeline.Events().Where(e => e.Kind == ServerEventKind.SlowCommand).OrderBy(e => e.Start).Select(e => e.Command));
+    }
+
+    [Fact]
+    public void A_field_an_older_server_lacks_is_not_exported_and_a_refused_command_is_reported()
+    {
+        var old = Info();
+        old.Remove("total_forks");
+        old.Remove("current_cow_size");
+        _tracker.Apply(new ServerPollResult(Endpoint, T0, T0) { Info = old, Refused = ["slowlog"] });
+
+        var metrics = Scrape();
+        Assert.Null(metrics.Value("muxwatch_server_forks_total"));
+        Assert.Null(metrics.Value("muxwatch_server_cow_size_bytes"));
+        Assert.Equal(1, metrics.Value("muxwatch_server_command_refused", ("command", "slowlog")));
+        Assert.Equal(0, metrics.Value("muxwatch_server_command_refused", ("command", "info")));
+        Assert.Equal(["slowlog"], _timeline.Status().RefusedCommands);
+    }
+
+    [Fact]
+    public void A_client_side_cause_keeps_priority_and_the_server_event_is_listed_as_contributing()
+    {
+        var report = TimeoutMessageReader.Read("Timeout performing GET k (1000ms), qu: 0, qs: 6, in: 0, WORKER: (Busy=40,Free=1,Min=8,Max=41)");
+        var starved = TimeoutDiagnoser.Diagnose(report);
+        ServerEvent[] events = [new(ServerEventKind.Bgsave, T0, null)];
+
+        var refined = TimelineCorrelation.Refine(starved, events, T0.AddSeconds(1), T0.AddSeconds(2));
+
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, refined.Cause);
+        Assert.Equal([TimeoutCause.ThreadPoolStarvation, TimeoutCause.Persistence], refined.Causes);
+        Assert.Contains(refined.Evidence, line => line.StartsWith("persistence: BGSAVE in progress since 12:00:00.0", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void A_timeout_caught_before_the_poll_that_explains_it_is_settled_then_counted_once_under_its_final_cause()
+    {
+        var clock = new ManualTimeProvider(T0.AddSeconds(10));
+        var (pipeline, timelines, correlator) = NewPipeline(clock);
+        var timeline = timelines.GetOrAdd(Endpoint);
+        var tracker = new ServerStateTracker(timeline, _metrics);
+        tracker.Apply(Poll(9));
+
+        var published = pipeline.Submit(new TimeoutObservation(clock.GetUtcNow(), TimeoutSources.Probe,
+            TimeoutMessageReader.Read($"Timeout performing GET k (1000ms), qu: 0, qs: 3, in: 0, serverEndpoint: {Endpoint}, WORKER: (Busy=1,Free=40,Min=8,Max=41)")));
+
+        Assert.False(published.Settled);
+        Assert.Equal(TimeoutCause.ServerStall, published.Diagnosis.Cause);
+        Assert.Null(Scrape().Value("muxwatch_timeouts_total"));
+        Assert.Equal(1, Scrape().Value("muxwatch_correlation_pending"));
+
+        // The server answers again: the poll after the stall finds the slow command that caused it.
+        tracker.Apply(Poll(11) with { Slowlog = [new SlowlogEntry(7, T0.AddSeconds(10), TimeSpan.FromSeconds(2), "KEYS")] });
+        timelines.RaisePolled(timeline);
+
+        var metrics = Scrape();
+        Assert.Equal(1, metrics.Value("muxwatch_timeouts_total", ("cause", "slow-command")));
+        Assert.Null(metrics.Value("muxwatch_timeouts_total", ("cause", "server-stall")));
+        Assert.Equal(0, metrics.Value("muxwatch_correlation_pending"));
+        Assert.Equal(0, correlator.PendingCount);
+        Assert.Equal(0, pipeline.InternalFailures);
+    }
+
+    [Fact]
+    public void A_timeout_whose_endpoint_is_never_polled_again_is_settled_at_the_settle_timeout_with_what_is_known()
+    {
+        var clock = new ManualTimeProvider(T0.AddSeconds(10));
+        var (pipeline, timelines, correlator) = NewPipeline(clock);
+        new ServerStateTracker(timelines.GetOrAdd(Endpoint), _metrics).Apply(Poll(9));
+        pipeline.Submit(new TimeoutObservation(clock.GetUtcNow(), TimeoutSources.Probe,
+            TimeoutMessageReader.Read($"Timeout performing GET k (1000ms), qu: 0, qs: 3, in: 0, serverEndpoint: {Endpoint}")));
+
+        clock.Advance(TimeSpan.FromSeconds(29));
+        correlator.Sample(clock.GetUtcNow(), CancellationToken.None);
+        Assert.Null(Scrape().Value("muxwatch_timeouts_total"));
+
+        clock.Advance(TimeSpan.FromSeconds(2));
+        correlator.Sample(clock.GetUtcNow(), CancellationToken.None);
+        Assert.Equal(1, Scrape().Value("muxwatch_timeouts_total", ("cause", "server-stall")));
+    }
+
+    [Fact]
+    public void A_posted_timeout_in_the_past_is_correlated_against_the_history_at_once()
+    {
+        var clock = new ManualTimeProvider(T0.AddSeconds(60));
+        var (pipeline, timelines, _) = NewPipeline(clock);
+        var tracker = new ServerStateTracker(timelines.GetOrAdd(Endpoint), _metrics);
+        tracker.Apply(Poll(0));
+        tracker.Apply(Poll(1, ("rdb_bgsave_in_progress", "1"), ("rdb_current_bgsave_time_sec", "0")));
+        tracker.Apply(Poll(5));
+
+        var posted = pipeline.Submit(new TimeoutObservation(T0.AddSeconds(3), TimeoutSources.Api,
+            TimeoutMessageReader.Read($"Timeout performing GET k (1000ms), qu: 0, qs: 3, in: 0, serverEndpoint: {Endpoint}")));
+
+        Assert.True(posted.Settled);
+        Assert.Equal(TimeoutCause.Persistence, posted.Diagnosis.Cause);
+        Assert.DoesNotContain(TimeoutCause.ServerStall, posted.Diagnosis.Causes);
+        Assert.StartsWith("persistence: BGSAVE ran from 12:00:00.0 to 12:00:05.0", posted.Diagnosis.Evidence[0], StringComparison.Ordinal);
+    }
+
+    private (TimeoutPipeline Pipeline, ServerTimelines Timelines, ServerCorrelationStep Correlator) NewPipeline(TimeProvider clock)
+    {
+        var options = Options.Create(new MuxWatchOptions());
+        var timelines = new ServerTimelines(options);
+        var correlator = new ServerCorrelationStep(timelines, clock, options);
+        var pipeline = new TimeoutPipeline([new MessageRulesStep(), correlator], [new TimeoutMetricsSink(_metrics), new TimeoutCounts()]);
+        return (pipeline, timelines, correlator);
+    }
+}

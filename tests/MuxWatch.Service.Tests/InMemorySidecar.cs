@@ -29,10 +29,12 @@ public sealed class InMemorySidecar : WebApplicationFactory<Program>
     /// <summary>Everything logged so far.</summary>
     public CollectingLoggerProvider Log { get; } = new();
 
-    /// <summary>A sidecar probing the given targets every 200 ms.</summary>
+    /// <summary>A sidecar probing and polling the given targets every 200 ms (a poll times out after 1 s).</summary>
     public static InMemorySidecar Probing(params (string Name, string ConnectionString)[] targets) =>
         new([
             ("MuxWatch:ProbeInterval", "00:00:00.200"),
+            ("MuxWatch:ServerPollInterval", "00:00:00.200"),
+            ("MuxWatch:ServerPollTimeout", "00:00:01"),
             .. targets.SelectMany((t, i) => ((string, string)[])[($"MuxWatch:Targets:{i}:Name", t.Name), ($"MuxWatch:Targets:{i}:ConnectionString", t.ConnectionString)]),
         ]);
 

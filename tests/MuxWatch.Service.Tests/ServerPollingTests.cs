@@ -1,0 +1,209 @@
+using System.Globalization;
+using System.Net;
+using System.Text;
+using System.Text.Json;
+using MuxWatch.Testing;
+
+namespace MuxWatch.Service.Tests;
+
+/// <summary>
+/// The sidecar polling real <c>redis-server</c> targets: a BGSAVE seen as an interval, a stall during
+/// it diagnosed <c>persistence</c>, the same stall alone diagnosed <c>slow-command</c>, a restart, an
+/// ACL that refuses INFO. Run on both ends of the supported client range by test.sh.
+/// </summary>
+[Trait("Category", "LiveProbe")]
+public sealed class ServerPollingTests : IAsyncLifetime
+{
+    private static readonly TimeSpan PollInterval = TimeSpan.FromMilliseconds(200);
+    private readonly List<RedisServer> _servers = [];
+
+    public ServerPollingTests() => TestThreadPool.EnsureRoomy();
+
+    public Task InitializeAsync() => Task.CompletedTask;
+
+    public async Task DisposeAsync()
+    {
+        foreach (var server in _servers)
+        {
+            await server.DisposeAsync();
+        }
+    }
+
+    private async Task<RedisServer> StartRedisAsync(params string[] arguments)
+    {
+        var server = await RedisServer.StartAsync(arguments);
+        _servers.Add(server);
+        return server;
+    }
+
+    /// <summary>Fills the server so that a BGSAVE lasts about <paramref name="seconds"/> (rdb-key-save-delay per key).</summary>
+    private static async Task MakeSavesSlowAsync(RedisServer redis, double seconds)
+    {
+        await redis.CommandAsync("DEBUG", "POPULATE", "2000");
+        await redis.CommandAsync("CONFIG", "SET", "rdb-key-save-delay", ((int)(seconds * 1_000_000 / 2000)).ToString(CultureInfo.InvariantCulture));
+    }
+
+    private static async Task<JsonElement[]> EventsAsync(InMemorySidecar sidecar, string endpoint)
+    {
+        using var document = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri($"/api/events?endpoint={endpoint}", UriKind.Relative)));
+        return [.. document.RootElement.GetProperty("endpoints")[0].GetProperty("events").EnumerateArray().Select(e => e.Clone())];
+    }
+
+    private static async Task<JsonElement> SettledProbeTimeoutAsync(InMemorySidecar sidecar, string multiplexer)
+    {
+        JsonElement found = default;
+        await Eventually.UntilAsync(async () =>
+        {
+            using var listed = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative)));
+            var match = listed.RootElement.GetProperty("timeouts").EnumerateArray()
+                .FirstOrDefault(t => t.GetProperty("source").GetString() == "probe" && t.GetProperty("multiplexer").GetString() == multiplexer && t.GetProperty("settled").GetBoolean());
+            found = match.Clone();
+            return match.ValueKind == JsonValueKind.Object;
+        }, "the probe's own timeout, settled after the next poll");
+        return found;
+    }
+
+    private static async Task<double?> GaugeAsync(InMemorySidecar sidecar, string family, string endpoint) =>
+        (await MetricsText.ScrapeAsync(sidecar.Client)).Value(family, ("endpoint", endpoint));
+
+    [Fact]
+    public async Task A_bgsave_is_seen_in_progress_then_done_counted_as_a_fork_and_kept_as_an_interval_close_to_the_truth()
+    {
+        var redis = await StartRedisAsync();
+        await MakeSavesSlowAsync(redis, 2);
+        await using var sidecar = InMemorySidecar.Probing(("saving", redis.EndPoint));
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_rdb_bgsave_in_progress", redis.EndPoint) == 0, "the first poll");
+        var forksBefore = await GaugeAsync(sidecar, "muxwatch_server_forks_total", redis.EndPoint);
+
+        var sent = DateTimeOffset.UtcNow;
+        await redis.CommandAsync("BGSAVE");
+        var answered = DateTimeOffset.UtcNow;
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_rdb_bgsave_in_progress", redis.EndPoint) == 1, "the save seen in progress");
+
+        // The truth about its end, as close as the test can see it: the last time Redis said "still saving" and the first "done".
+        var lastRunning = DateTimeOffset.UtcNow;
+        DateTimeOffset firstDone = default;
+        await Eventually.UntilAsync(async () =>
+        {
+            var before = DateTimeOffset.UtcNow;
+            if ((await redis.CommandAsync("INFO", "persistence")).Contains("rdb_bgsave_in_progress:1", StringComparison.Ordinal))
+            {
+                lastRunning = before;
+                return false;
+            }
+
+            firstDone = DateTimeOffset.UtcNow;
+            return true;
+        }, "the save to end");
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_rdb_bgsave_in_progress", redis.EndPoint) == 0, "the save seen done");
+
+        Assert.True(await GaugeAsync(sidecar, "muxwatch_server_forks_total", redis.EndPoint) > forksBefore);
+        Assert.Equal(1, await GaugeAsync(sidecar, "muxwatch_server_rdb_last_bgsave_ok", redis.EndPoint));
+        var save = (await EventsAsync(sidecar, redis.EndPoint)).Single(e => e.GetProperty("kind").GetString() == "bgsave");
+        var start = save.GetProperty("start").GetDateTimeOffset();
+        var end = save.GetProperty("end").GetDateTimeOffset();
+        var slack = PollInterval + TimeSpan.FromMilliseconds(300); // one poll interval, and the loop's and a poll's own time
+        Assert.InRange(start, sent - slack, answered);
+        Assert.InRange(end, lastRunning, firstDone + slack);
+        Assert.Equal("ok", save.GetProperty("outcome").GetString());
+
+        // A timeout posted later with a time inside the save is tied to it at once.
+        var during = start + ((end - start) / 2);
+        var line = JsonSerializer.Serialize(new { message = $"Timeout performing GET k (1000ms), qu: 0, qs: 3, in: 0, serverEndpoint: {redis.EndPoint}", time = during.ToString("O", CultureInfo.InvariantCulture) });
+        using var posted = await sidecar.Client.PostAsync(new Uri("/api/timeouts", UriKind.Relative), new StringContent(line, Encoding.UTF8, "application/x-ndjson"));
+        using var answer = JsonDocument.Parse(await posted.Content.ReadAsStringAsync());
+        var result = answer.RootElement.GetProperty("results")[0];
+        Assert.Equal(HttpStatusCode.OK, posted.StatusCode);
+        Assert.Equal("persistence", result.GetProperty("cause").GetString());
+        Assert.True(result.GetProperty("settled").GetBoolean());
+    }
+
+    [Fact]
+    public async Task A_stall_during_a_bgsave_with_the_slow_log_off_is_diagnosed_persistence()
+    {
+        var redis = await StartRedisAsync("--slowlog-log-slower-than", "-1");
+        await MakeSavesSlowAsync(redis, 6);
+        await using var sidecar = InMemorySidecar.Probing(("busy", $"{redis.EndPoint},asyncTimeout=500,syncTimeout=500"));
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_rdb_bgsave_in_progress", redis.EndPoint) == 0, "the first poll");
+
+        await redis.CommandAsync("BGSAVE");
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_rdb_bgsave_in_progress", redis.EndPoint) == 1, "the save seen in progress");
+        await redis.CommandAsync("DEBUG", "SLEEP", "2");
+
+        var timeout = await SettledProbeTimeoutAsync(sidecar, "busy");
+        Assert.Equal("persistence", timeout.GetProperty("cause").GetString());
+        Assert.DoesNotContain("server-stall", timeout.GetProperty("causes").EnumerateArray().Select(c => c.GetString()));
+        Assert.Contains(timeout.GetProperty("evidence").EnumerateArray(), e => e.GetString()!.StartsWith("persistence: BGSAVE in progress since", StringComparison.Ordinal));
+        var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+        Assert.True(metrics.Value("muxwatch_timeouts_total", ("multiplexer", "busy"), ("cause", "persistence")) >= 1);
+        Assert.Null(metrics.Value("muxwatch_timeouts_total", ("multiplexer", "busy"), ("cause", "server-stall")));
+    }
+
+    [Fact]
+    public async Task The_same_stall_with_no_save_and_the_slow_log_on_is_diagnosed_slow_command()
+    {
+        var redis = await StartRedisAsync();
+        await using var sidecar = InMemorySidecar.Probing(("blocked", $"{redis.EndPoint},asyncTimeout=500,syncTimeout=500"));
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_slowlog_entries_total", redis.EndPoint) is not null, "the first poll");
+
+        await redis.CommandAsync("DEBUG", "SLEEP", "2");
+
+        var timeout = await SettledProbeTimeoutAsync(sidecar, "blocked");
+        Assert.Equal("slow-command", timeout.GetProperty("cause").GetString());
+        Assert.DoesNotContain("server-stall", timeout.GetProperty("causes").EnumerateArray().Select(c => c.GetString()));
+        Assert.Contains(timeout.GetProperty("evidence").EnumerateArray(), e => e.GetString()!.StartsWith("slow-command: DEBUG ran 2", StringComparison.Ordinal));
+        Assert.True(await GaugeAsync(sidecar, "muxwatch_server_slowest_recent_command_seconds", redis.EndPoint) >= 2);
+        var slow = (await EventsAsync(sidecar, redis.EndPoint)).Where(e => e.GetProperty("kind").GetString() == "slow-command").ToList();
+        Assert.Contains(slow, e => e.GetProperty("command").GetString() == "DEBUG" && e.GetProperty("durationMs").GetDouble() >= 2000);
+        Assert.DoesNotContain("SLEEP", JsonSerializer.Serialize(slow), StringComparison.Ordinal); // the command name only, never an argument
+    }
+
+    [Fact]
+    public async Task A_restart_is_seen_and_the_timeline_goes_on()
+    {
+        var redis = await StartRedisAsync();
+        await using var sidecar = InMemorySidecar.Probing(("restarting", $"{redis.EndPoint},connectTimeout=1000"));
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint) is not null, "the first poll");
+
+        await redis.KillAsync();
+        await redis.RestartAsync();
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_restarts_total", redis.EndPoint) >= 1, "the restart counted", TimeSpan.FromSeconds(60));
+        await redis.CommandAsync("DEBUG", "SLEEP", "0.05"); // a slow command after the restart: slow-log id 0 again
+
+        await Eventually.UntilAsync(async () =>
+        {
+            var events = await EventsAsync(sidecar, redis.EndPoint);
+            var restart = events.FirstOrDefault(e => e.GetProperty("kind").GetString() == "restart");
+            return restart.ValueKind == JsonValueKind.Object && events.Any(e => e.GetProperty("kind").GetString() == "slow-command"
+                && e.GetProperty("start").GetDateTimeOffset() > restart.GetProperty("start").GetDateTimeOffset());
+        }, "the restart and a slow command after it in the timeline");
+    }
+
+    [Fact]
+    public async Task An_endpoint_whose_user_may_not_run_info_or_slowlog_is_reported_and_the_rest_goes_on()
+    {
+        var redis = await StartRedisAsync();
+        await redis.CommandAsync("ACL", "SETUSER", "limited", "on", ">limited-pw-1234", "~*", "&*", "+@all", "-info", "-slowlog");
+        await using var sidecar = InMemorySidecar.Probing(("acl", $"{redis.EndPoint},user=limited,password=limited-pw-1234"));
+
+        JsonElement polling = default;
+        await Eventually.UntilAsync(async () =>
+        {
+            using var targets = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative)));
+            var server = targets.RootElement.GetProperty("targets")[0].GetProperty("servers")[0];
+            polling = server.GetProperty("polling").Clone();
+            return polling.ValueKind == JsonValueKind.Object && polling.GetProperty("lastPollSuccess").ValueKind == JsonValueKind.String;
+        }, "a poll of the limited endpoint");
+
+        Assert.Equal(["info", "slowlog"], polling.GetProperty("refusedCommands").EnumerateArray().Select(c => c.GetString()).Order());
+        var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+        var endpoint = ("endpoint", redis.EndPoint);
+        Assert.Equal(1, metrics.Value("muxwatch_server_command_refused", endpoint, ("command", "info")));
+        Assert.Equal(1, metrics.Value("muxwatch_server_command_refused", endpoint, ("command", "slowlog")));
+        Assert.Equal(0, metrics.Value("muxwatch_server_command_refused", endpoint, ("command", "latency")));
+        Assert.NotNull(metrics.Value("muxwatch_server_latency_monitor_enabled", endpoint)); // CONFIG is still allowed
+        Assert.Null(metrics.Value("muxwatch_server_rdb_bgsave_in_progress", endpoint)); // INFO refused: not exported as if known
+        Assert.Equal(1, metrics.Value("muxwatch_connected", ("multiplexer", "acl"), endpoint));
+        Assert.DoesNotContain("limited-pw-1234", metrics.Text + await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative)), StringComparison.Ordinal);
+    }
+}

@@ -193,6 +193,10 @@ public sealed class ServerStateTracker
             _lastForkSample = null;
             _latestForkUsec = null;
         }
+        else
+        {
+            _metrics.ServerRestarts.WithLabels(_endpoint).Inc(0); // the series exists from the first poll
+        }
 
         _runId = runId ?? _runId;
         _uptimeSeconds = uptime;

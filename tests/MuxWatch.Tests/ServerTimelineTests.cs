@@ -212,6 +212,24 @@ public sealed class ServerTimelineTests
         Assert.StartsWith("persistence: BGSAVE ran from 12:00:00.0 to 12:00:05.0", posted.Diagnosis.Evidence[0], StringComparison.Ordinal);
     }
 
+    [Fact]
+    public void The_timeline_keeps_an_hour_and_at_most_its_cap_whatever_the_input()
+    {
+        var timeline = new ServerTimeline(Endpoint, TimeSpan.FromHours(1));
+        timeline.Add(new ServerEvent(ServerEventKind.SlowCommand, T0, T0.AddSeconds(1)), T0.AddSeconds(1));
+        for (var i = 0; i < ServerTimeline.MaxEvents + 5; i++)
+        {
+            var at = T0.AddMinutes(61).AddMilliseconds(i);
+            timeline.Add(new ServerEvent(ServerEventKind.SlowCommand, at, at) { SlowlogId = i }, at);
+        }
+
+        var events = timeline.Events();
+        Assert.Equal(ServerTimeline.MaxEvents, events.Count);
+        Assert.DoesNotContain(events, e => e.Start == T0); // ended more than an hour before the newest: gone
+        Assert.Equal(5, timeline.DroppedEvents); // the cap dropped the oldest 5 of the newer ones
+        Assert.Equal(5, events[0].SlowlogId);
+    }
+
     private (TimeoutPipeline Pipeline, ServerTimelines Timelines, ServerCorrelationStep Correlator) NewPipeline(TimeProvider clock)
     {
         var options = Options.Create(new MuxWatchOptions());

@@ -3,6 +3,7 @@ using System.Net;
 using System.Text;
 using System.Text.Json;
 using MuxWatch.Testing;
+using Xunit.Abstractions;
 
 namespace MuxWatch.Service.Tests;
 
@@ -16,8 +17,13 @@ public sealed class ServerPollingTests : IAsyncLifetime
 {
     private static readonly TimeSpan PollInterval = TimeSpan.FromMilliseconds(200);
     private readonly List<RedisServer> _servers = [];
+    private readonly ITestOutputHelper _output;
 
-    public ServerPollingTests() => TestThreadPool.EnsureRoomy();
+    public ServerPollingTests(ITestOutputHelper output)
+    {
+        _output = output;
+        TestThreadPool.EnsureRoomy();
+    }
 
     public Task InitializeAsync() => Task.CompletedTask;
 
@@ -102,6 +108,7 @@ public sealed class ServerPollingTests : IAsyncLifetime
         var save = (await EventsAsync(sidecar, redis.EndPoint)).Single(e => e.GetProperty("kind").GetString() == "bgsave");
         var start = save.GetProperty("start").GetDateTimeOffset();
         var end = save.GetProperty("end").GetDateTimeOffset();
+        _output.WriteLine($"start {(start - sent).TotalMilliseconds:0} ms from BGSAVE sent; end {(end - lastRunning).TotalMilliseconds:0} ms after last seen running, {(end - firstDone).TotalMilliseconds:0} ms from first seen done");
         var slack = PollInterval + TimeSpan.FromMilliseconds(300); // one poll interval, and the loop's and a poll's own time
         Assert.InRange(start, sent - slack, answered);
         Assert.InRange(end, lastRunning, firstDone + slack);

@@ -71,4 +71,30 @@ public sealed class JsonAnswerTests
         Assert.False(json.RootElement.TryGetProperty("liveCountersAtCatch", out _));
         Assert.Equal(JsonValueKind.Null, json.RootElement.GetProperty("multiplexer").ValueKind);
     }
+
+    [Fact]
+    public void A_name_repeated_in_a_tuple_is_written_once_with_its_first_value()
+    {
+        var report = TimeoutMessageReader.Read("Timeout performing GET k (1000ms), qs: 1, in: 0, WORKER: (Busy=1,Busy=900,Free=40,Min=8,Max=41)");
+
+        var json = MuxWatchJson.Serialize(DiagnosisAnswer.From(report, TimeoutDiagnoser.Diagnose(report)));
+
+        Assert.Single(System.Text.RegularExpressions.Regex.Matches(json, "\"Busy\""));
+        using var document = JsonDocument.Parse(json);
+        Assert.Equal(1, document.RootElement.GetProperty("fields").GetProperty("WORKER").GetProperty("Busy").GetInt32());
+    }
+
+    [Fact]
+    public void Control_characters_and_huge_values_cannot_inflate_a_kept_entry()
+    {
+        var controls = new string('\u0001', 20_000);
+        var huge = new string('v', 20_000);
+        var report = TimeoutMessageReader.Read($"Timeout performing GET k (1000ms), qs: 1, in: 0, a: {controls}, b: {huge}, \uFEFFc: 3");
+
+        var json = MuxWatchJson.Serialize(DiagnosisAnswer.From(report, TimeoutDiagnoser.Diagnose(report)));
+
+        Assert.DoesNotContain("\\u0001", json, StringComparison.Ordinal);
+        Assert.True(json.Length < 16 * 1024, $"one entry is {json.Length} characters");
+        Assert.Equal(1, report.Number("qs"));
+    }
 }

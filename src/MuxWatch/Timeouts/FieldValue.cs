@@ -127,7 +127,11 @@ public sealed class FieldValue
             }
 
             var text = item[(eq + 1)..].Trim();
-            list.Add(new(item[..eq], new FieldValue(text, ParseNumber(text), null, null)));
+            var name = item[..eq];
+            if (!list.Exists(part => string.Equals(part.Key, name, StringComparison.Ordinal)))
+            {
+                list.Add(new(name, new FieldValue(text, ParseNumber(text), null, null))); // a name written twice keeps its first value, as fields do
+            }
         }
 
         return list.Count > 0;

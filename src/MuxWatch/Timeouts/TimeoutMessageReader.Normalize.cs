@@ -6,6 +6,26 @@ namespace MuxWatch.Timeouts;
 public static partial class TimeoutMessageReader
 {
     /// <summary>
+    /// Control characters (after line breaks were joined) become spaces: they are never part of a
+    /// message, and each would be escaped six-fold in every JSON answer that shows it.
+    /// </summary>
+    private static string WithoutControlCharacters(string text)
+    {
+        if (!text.AsSpan().ContainsAnyInRange('\0', '\u001f') && !text.AsSpan().ContainsAnyInRange('\u007f', '\u009f') && !text.Contains('\uFEFF', StringComparison.Ordinal))
+        {
+            return text;
+        }
+
+        return string.Create(text.Length, text, static (span, source) =>
+        {
+            for (var i = 0; i < source.Length; i++)
+            {
+                span[i] = char.IsControl(source[i]) || source[i] == '\uFEFF' ? ' ' : source[i];
+            }
+        });
+    }
+
+    /// <summary>
     /// Drops stack-trace lines and joins the rest: a break between two word characters was a wrap
     /// inside a token; a break before <c>key:</c> separated two fields.
     /// </summary>

@@ -9,6 +9,7 @@ public static partial class TimeoutMessageReader
         private readonly List<KeyValuePair<string, FieldValue>> _fields = [];
         private readonly HashSet<string> _names = new(StringComparer.Ordinal);
         private readonly List<string> _notes = [];
+        private int _fieldChars;
         private string? _command;
         private string? _key;
         private string? _endpoint;
@@ -95,7 +96,7 @@ public static partial class TimeoutMessageReader
         {
             if (note.Length > 0 && _notes.Count < MaxNotes)
             {
-                _notes.Add(note.Length > 1024 ? note[..1024] : note);
+                _notes.Add(note.Length > MaxNoteChars ? note[..MaxNoteChars] : note);
                 if (Kind is RedisErrorKind.ConnectionFailure or RedisErrorKind.NoConnection or RedisErrorKind.BacklogTimeout && FailureType is null)
                 {
                     ReadFailureNote(note);
@@ -105,14 +106,23 @@ public static partial class TimeoutMessageReader
 
         public void AddField(string name, FieldValue value)
         {
-            if (_names.Add(name))
+            value = Bounded(value);
+            if (_fieldChars + value.Raw.Length <= MaxFieldTextChars && _names.Add(name))
             {
+                _fieldChars += value.Raw.Length;
                 _fields.Add(new(name, value));
             }
         }
 
+        /// <summary>A value longer than <see cref="MaxFieldValueChars"/> is kept as its cut text: real values are a few characters.</summary>
+        private static FieldValue Bounded(FieldValue value) =>
+            value.Raw.Length <= MaxFieldValueChars ? value : FieldValue.Parse(SecretRedactor.CutAtToken(value.Raw, MaxFieldValueChars) + "…");
+
         public void SetField(string name, FieldValue value)
         {
+            // From Exception.Data, which the app can fill with anything: redacted and bounded like the text.
+            var redacted = SecretRedactor.Redact(value.Raw);
+            value = Bounded(ReferenceEquals(redacted, value.Raw) ? value : FieldValue.Parse(redacted));
             _names.Add(name);
             for (var i = 0; i < _fields.Count; i++)
             {

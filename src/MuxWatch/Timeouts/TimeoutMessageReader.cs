@@ -18,7 +18,12 @@ public static partial class TimeoutMessageReader
 
     private const int MaxKeyLength = 40;
     private const int MaxKeptTextChars = 4096;
-    private const int MaxNotes = 16;
+    private const int MaxNotes = 8;
+    private const int MaxNoteChars = 512;
+
+    // What one kept entry may hold of field text: real messages carry about 40 fields of a few characters.
+    private const int MaxFieldValueChars = 256;
+    private const int MaxFieldTextChars = 4096;
     private const int MaxFields = 200;
 
     /// <summary>
@@ -113,12 +118,10 @@ public static partial class TimeoutMessageReader
 
     private static RedisErrorReport ReadCore(string input)
     {
-        if (input.Length > MaxInputChars)
-        {
-            input = input[..MaxInputChars];
-        }
+        // Cut at a token boundary: a cut through "redis://user:pass@..." would leave the password unmarked.
+        input = SecretRedactor.CutAtToken(input, MaxInputChars);
 
-        var text = SecretRedactor.Redact(Normalize(input));
+        var text = SecretRedactor.Redact(WithoutControlCharacters(Normalize(input)));
         var builder = new ReportBuilder { Text = text.Length > MaxKeptTextChars ? text[..MaxKeptTextChars] : text };
 
         const string theftMarker = "possible thread-theft indicated";

@@ -1,3 +1,4 @@
+using System.Threading.RateLimiting;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
@@ -16,6 +17,12 @@ namespace Microsoft.AspNetCore.Builder;
 /// <summary>Serves MuxWatch's metrics and JSON endpoints from an ASP.NET Core app.</summary>
 public static class MuxWatchEndpointRouteBuilderExtensions
 {
+    /// <summary>The most timeouts one <c>/timeouts</c> answer lists; page on with <c>?before=</c>.</summary>
+    public const int MaxPageSize = 1000;
+
+    /// <summary>Listings answered at once; more get 429 at once.</summary>
+    public const int MaxConcurrentListings = 4;
+
     /// <summary>
     /// Maps <c>GET {prefix}/timeouts?limit=N</c> (the recent timeouts, newest first, with cause,
     /// evidence and advice), <c>GET {prefix}/status</c> (counts by cause, dropped captures, the probe
@@ -32,7 +39,10 @@ public static class MuxWatchEndpointRouteBuilderExtensions
     {
         ArgumentNullException.ThrowIfNull(endpoints);
         var group = endpoints.MapGroup(prefix);
-        group.MapGet("/timeouts", ListTimeouts);
+
+        // Listings are the largest answers: a few at once, the rest refused at once (429), never queued.
+        var listings = new ConcurrencyLimiter(new ConcurrencyLimiterOptions { PermitLimit = MaxConcurrentListings, QueueLimit = 0 });
+        group.MapGet("/timeouts", (HttpContext context, RecentTimeouts recent, int? limit, long? before) => ListTimeouts(context, listings, recent, limit, before));
         group.MapGet("/status", (MuxWatchStatus status) => Results.Json(status.Read(), MuxWatchJson.TypeInfo<StatusAnswer>()));
         group.MapGet("/targets", (IEnumerable<ITargetStatusSource> sources) =>
             Results.Json(new TargetsAnswer([.. sources.SelectMany(source => source.Targets())]), MuxWatchJson.TypeInfo<TargetsAnswer>()));
@@ -66,10 +76,22 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         return Results.Json(answer, MuxWatchJson.TypeInfo<EventsAnswer>());
     }
 
-    private static IResult ListTimeouts(RecentTimeouts recent, int? limit)
+    private static IResult ListTimeouts(HttpContext context, ConcurrencyLimiter listings, RecentTimeouts recent, int? limit, long? before)
     {
-        var timeouts = recent.Newest(Math.Clamp(limit ?? 100, 0, recent.Capacity));
-        var answer = new TimeoutsAnswer(timeouts.Count, recent.TotalAdded, [.. timeouts.Select(TimeoutAnswer.From)]);
+        var lease = listings.AttemptAcquire();
+        if (!lease.IsAcquired)
+        {
+            lease.Dispose();
+            context.Response.Headers.RetryAfter = "1";
+            return Results.Json(new ErrorAnswer($"more than {MaxConcurrentListings} listings are being answered; try again in a second"),
+                MuxWatchJson.TypeInfo<ErrorAnswer>(), statusCode: StatusCodes.Status429TooManyRequests);
+        }
+
+        // Held until the answer has been written, which is where a listing costs memory.
+        context.Response.RegisterForDispose(lease);
+        var timeouts = recent.Newest(Math.Clamp(limit ?? 100, 0, Math.Min(recent.Capacity, MaxPageSize)), before);
+        var next = timeouts.Count > 0 && timeouts.Count == (limit ?? 100) ? timeouts[^1].Id : (long?)null;
+        var answer = new TimeoutsAnswer(timeouts.Count, recent.TotalAdded, [.. timeouts.Select(TimeoutAnswer.From)]) { NextBefore = next };
         return Results.Json(answer, MuxWatchJson.TypeInfo<TimeoutsAnswer>());
     }
 }

@@ -1,4 +1,4 @@
-using Microsoft.Extensions.Options;
+using MuxWatch.Service;
 using MuxWatch.Service.Api;
 using MuxWatch.Service.Commands;
 using Prometheus;
@@ -12,31 +12,42 @@ if (args.Length > 0 && args[0] == "explain")
 // event counters and meters would only bury them (measured: about 200 series on a bare app).
 Metrics.SuppressDefaultMetrics(new SuppressDefaultMetricOptions { SuppressEventCounters = true, SuppressMeters = true });
 
-var builder = WebApplication.CreateBuilder(args);
+// The content root is the app's folder, not the working directory: appsettings.json (port 9401, log
+// levels) applies wherever the service is started from.
+var builder = WebApplication.CreateBuilder(new WebApplicationOptions { Args = args, ContentRootPath = AppContext.BaseDirectory });
+
+// Request lines carry query strings (a token among them, for a careless client): never logged, whatever the configuration.
+builder.Logging.AddFilter("Microsoft.AspNetCore.Hosting.Diagnostics", LogLevel.Warning);
+builder.Logging.AddFilter("Microsoft.AspNetCore.HttpLogging", LogLevel.None);
+
+// A start-up failure is reported once, plainly, by StartupErrors: not again as a stack trace.
+builder.Logging.AddFilter("Microsoft.Extensions.Hosting.Internal.Host", LogLevel.None);
+
 builder.Services.AddMuxWatch().AddTargetsFromConfiguration();
 builder.Services.AddTimeoutsApi();
 builder.Services.AddHealth();
+builder.Services.AddProblemDetails();
+builder.Services.AddSingleton<ResponseStatistics>();
+builder.Services.AddSingleton<MuxWatch.Hosting.IMuxWatchStatusSection>(sp => sp.GetRequiredService<ResponseStatistics>());
 
-var app = builder.Build();
-app.UseRequestTimeouts();
-app.UseRateLimiter();
-app.MapHealth();
-app.MapMuxWatchMetrics();
-app.MapTimeoutsApi();
+// A flood of idle sockets is closed at the limit instead of exhausting file descriptors.
+// Read here rather than through the validated options, so that a bad value is reported at start with
+// every other bad value (ApiOptions validation names it), not alone while the server is built.
+var maxConnections = builder.Configuration.GetValue<long?>($"{ApiOptions.SectionName}:{nameof(ApiOptions.MaxConnections)}") is >= 10 and <= 100_000 and var configured
+    ? configured
+    : new ApiOptions().MaxConnections;
+builder.WebHost.ConfigureKestrel(kestrel => kestrel.Limits.MaxConcurrentConnections = maxConnections);
 
-try
+return await StartupErrors.RunAsync(builder, app =>
 {
-    await app.RunAsync();
-    return 0;
-}
-catch (OptionsValidationException ex)
-{
-    // Bad configuration: say which setting, plainly, and stop.
-    await Console.Error.WriteLineAsync($"muxwatch: invalid configuration: {string.Join(" ", ex.Failures)}");
-    return 2;
-}
-catch (InvalidOperationException ex) when (ex.Message.Contains("configuration value", StringComparison.OrdinalIgnoreCase))
-{
-    await Console.Error.WriteLineAsync($"muxwatch: invalid configuration: {ex.Message}");
-    return 2;
-}
+    app.UseStatusCodePages(); // a framework refusal (404, 405, a bad query, a timeout) answers problem details, never an empty body
+    app.Use(async (context, next) =>
+    {
+        await next(context);
+        context.RequestServices.GetRequiredService<ResponseStatistics>().Count(context.Response.StatusCode);
+    });
+    app.UseRequestTimeouts();
+    app.MapHealth();
+    app.MapMuxWatchMetrics();
+    app.MapTimeoutsApi();
+});

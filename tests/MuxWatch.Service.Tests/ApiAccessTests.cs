@@ -14,7 +14,7 @@ public sealed class ApiAccessTests : IAsyncLifetime
     private ServiceProcess _service = null!;
 
     public async Task InitializeAsync() =>
-        _service = await ServiceProcess.StartAsync($"--MuxWatch:Api:BearerToken={Token}", "--MuxWatch:Api:MaxConcurrentPosts=1");
+        _service = await ServiceProcess.StartAsync($"--MuxWatch:Api:BearerToken={Token}", "--MuxWatch:Api:MaxConcurrentPosts=1", "--MuxWatch:Api:MaxBodyBytes=40000000");
 
     public async Task DisposeAsync() => await _service.DisposeAsync();
 
@@ -54,23 +54,103 @@ public sealed class ApiAccessTests : IAsyncLifetime
     }
 
     [Fact]
-    public async Task A_post_beyond_the_concurrency_limit_is_refused_at_once_and_counted()
+    public async Task Bodies_that_drip_in_never_hold_the_api_from_other_posts()
     {
-        // Two POSTs whose bodies do not finish until the test lets them: whichever arrives first holds the
-        // only permit, so the other must be refused while both are still open (seen in /api/status).
+        // Eight clients hold their bodies open (MaxConcurrentPosts is 1): a permit is taken only once a body is in.
         var release = new TaskCompletionSource();
-        var first = SendHeldAsync(release.Task);
-        var second = SendHeldAsync(release.Task);
+        var held = Enumerable.Range(0, 8).Select(_ => SendHeldAsync(release.Task)).ToList();
 
-        await Eventually.UntilAsync(async () => await BusyRefusalsAsync() >= 1, "the second open POST to be refused as busy");
+        using var other = await PostAsync("Timeout performing GET free (5000ms), qu: 0, qs: 1, in: 0");
+
         release.SetResult();
-        using var one = await first;
-        using var other = await second;
+        foreach (var response in await Task.WhenAll(held))
+        {
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+            response.Dispose();
+        }
 
-        var statuses = new[] { one.StatusCode, other.StatusCode }.Order().ToArray();
-        Assert.Equal([HttpStatusCode.OK, HttpStatusCode.TooManyRequests], statuses);
-        var refused = one.StatusCode == HttpStatusCode.TooManyRequests ? one : other;
-        Assert.NotNull(refused.Headers.RetryAfter);
+        Assert.True(other.StatusCode == HttpStatusCode.OK, $"{other.StatusCode}: {await other.Content.ReadAsStringAsync()}");
+    }
+
+    [Fact]
+    public async Task A_strictly_sequential_client_is_never_refused()
+    {
+        for (var i = 0; i < 150; i++)
+        {
+            using var response = await PostAsync($"Timeout performing GET seq{i} (5000ms), qu: 0, qs: 1, in: 0");
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        }
+    }
+
+    [Fact]
+    public async Task More_open_bodies_than_reading_slots_are_refused_at_once_and_counted()
+    {
+        // 64 reading slots (at least 64, 8 per processing slot): the 65th open body is refused while all are open.
+        var release = new TaskCompletionSource();
+        var held = Enumerable.Range(0, 70).Select(_ => SendHeldAsync(release.Task)).ToList();
+
+        await Eventually.UntilAsync(async () => await BusyRefusalsAsync() >= 1, "an open body beyond the reading slots to be refused as busy");
+        release.SetResult();
+        var responses = await Task.WhenAll(held);
+
+        var refused = responses.Where(r => r.StatusCode == HttpStatusCode.TooManyRequests).ToList();
+        Assert.NotEmpty(refused);
+        Assert.All(refused, r => Assert.NotNull(r.Headers.RetryAfter));
+        Assert.All(responses.Where(r => r.StatusCode != HttpStatusCode.TooManyRequests), r => Assert.Equal(HttpStatusCode.OK, r.StatusCode));
+        foreach (var response in responses)
+        {
+            response.Dispose();
+        }
+    }
+
+    [Fact]
+    public async Task A_body_limit_above_kestrels_own_is_the_one_that_applies()
+    {
+        // MaxBodyBytes is 40,000,000 here: Kestrel's default (30,000,000) must not answer first.
+        var big = "Timeout performing GET big (5000ms), qu: 0, qs: 1, in: 0, pad: " + new string('x', 31_000_000);
+        using var accepted = await PostAsync(big);
+
+        // Refused from its Content-Length before a byte is read: the client waits for "100 Continue" and never sends it.
+        using var tooBig = await PostAsync(big + new string('x', 10_000_000), expectContinue: true);
+
+        Assert.Equal(HttpStatusCode.OK, accepted.StatusCode);
+        Assert.Equal(HttpStatusCode.RequestEntityTooLarge, tooBig.StatusCode);
+        Assert.Contains("40000000", await tooBig.Content.ReadAsStringAsync(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_flood_of_idle_sockets_beyond_the_connection_limit_does_not_take_the_service_down()
+    {
+        await using var service = await ServiceProcess.StartAsync("--MuxWatch:Api:MaxConnections=20");
+        var sockets = new List<System.Net.Sockets.TcpClient>();
+        try
+        {
+            for (var i = 0; i < 300; i++)
+            {
+                var socket = new System.Net.Sockets.TcpClient();
+                await socket.ConnectAsync("127.0.0.1", service.Port);
+                sockets.Add(socket);
+            }
+        }
+        finally
+        {
+            foreach (var socket in sockets)
+            {
+                socket.Dispose();
+            }
+        }
+
+        await Eventually.UntilAsync(async () => (await service.Client.GetAsync(new Uri("/healthz", UriKind.Relative))).IsSuccessStatusCode,
+            "the service to answer once the flood is gone");
+        Assert.DoesNotContain("Unhandled exception", service.Output, StringComparison.Ordinal);
+    }
+
+    private async Task<HttpResponseMessage> PostAsync(string message, bool expectContinue = false)
+    {
+        using var request = new HttpRequestMessage(HttpMethod.Post, Timeouts) { Content = new StringContent(message, Encoding.UTF8, "text/plain") };
+        request.Headers.ExpectContinue = expectContinue;
+        request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", Token);
+        return await _service.Client.SendAsync(request);
     }
 
     private Task<HttpResponseMessage> SendHeldAsync(Task release)

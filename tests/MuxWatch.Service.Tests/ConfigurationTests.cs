@@ -19,6 +19,11 @@ public sealed class ConfigurationTests
     [InlineData("MuxWatch:ServerPollTimeout", "00:10:00")]
     [InlineData("MuxWatch:ServerTimelineRetention", "00:00:01")]
     [InlineData("MuxWatch:CorrelationSettleTimeout", "-00:00:01")]
+    [InlineData("MuxWatch:Api:BearerToken", " padded-token-0123456789 ")]
+    [InlineData("MuxWatch:Api:MaxConnections", "1")]
+    [InlineData("MuxWatch:Api:BodyReadTimeout", "00:00:00")]
+    [InlineData("Urls", "garbage")]
+    [InlineData("Urls", "http://127.0.0.1:99999")]
     [InlineData("MuxWatch:Targets:0:ConnectionString", "localhost:6379,password=hunter2-never-shown,notAnOption=1")]
     [InlineData("MuxWatch:Targets:0:ConnectionString", ",,,")]
     [InlineData("MuxWatch:Targets:0:Name", "has spaces and {braces}")]
@@ -61,5 +66,63 @@ public sealed class ConfigurationTests
 
         Assert.NotEqual(0, exitCode);
         Assert.Contains("RecentTimeoutCapacity", output + error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Every_bad_setting_is_named_at_once_and_a_misspelled_key_is_warned_about()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Service", "--urls", $"http://127.0.0.1:{FreePort.Next()}",
+            "--MuxWatch:ProbeInterval=0", "--MuxWatch:Api:MaxConcurrentPosts=0", "--MuxWatch:ServerPollTimeout=00:10:00", "--MuxWatch:ProbeIntervall=00:00:01");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info);
+
+        Assert.Equal(2, exitCode);
+        foreach (var setting in (string[])["MuxWatch:ProbeInterval ", "MuxWatch:Api:MaxConcurrentPosts", "MuxWatch:ServerPollTimeout"])
+        {
+            Assert.Contains(setting, error, StringComparison.Ordinal);
+        }
+
+        Assert.Contains("Unknown setting MuxWatch:ProbeIntervall", output + error, StringComparison.Ordinal);
+        Assert.DoesNotContain("   at ", output + error, StringComparison.Ordinal); // no stack trace
+    }
+
+    [Fact]
+    public async Task A_port_in_use_exits_non_zero_naming_the_setting_without_a_crash()
+    {
+        using var taken = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        taken.Start();
+        var port = ((System.Net.IPEndPoint)taken.LocalEndpoint).Port;
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "--urls", $"http://127.0.0.1:{port}"));
+
+        Assert.Equal(2, exitCode);
+        Assert.Contains("Urls", error, StringComparison.Ordinal);
+        Assert.DoesNotContain("   at ", output + error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Started_from_another_directory_it_still_reads_its_appsettings()
+    {
+        // appsettings.json sets the port, 9401; with the content root at the working directory it would
+        // be ignored and the service would listen on 5000.
+        var info = BuiltProgram.StartInfo("MuxWatch.Service", "--MuxWatch:Targets:0:Name=none", $"--MuxWatch:Targets:0:ConnectionString=127.0.0.1:{FreePort.Next()}");
+        info.WorkingDirectory = Path.GetTempPath();
+        using var process = System.Diagnostics.Process.Start(info)!;
+        process.OutputDataReceived += (_, _) => { };
+        process.ErrorDataReceived += (_, _) => { };
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        try
+        {
+            using var client = new HttpClient { BaseAddress = new Uri("http://127.0.0.1:9401"), Timeout = TimeSpan.FromSeconds(5) };
+            await Eventually.UntilAsync(
+                async () => !process.HasExited && (await client.GetAsync(new Uri("/healthz", UriKind.Relative))).IsSuccessStatusCode,
+                "the service started from the temp directory to answer on appsettings.json's port 9401");
+        }
+        finally
+        {
+            process.Kill(entireProcessTree: true);
+            await process.WaitForExitAsync();
+        }
     }
 }

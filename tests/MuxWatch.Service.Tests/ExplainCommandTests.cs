@@ -71,4 +71,22 @@ public sealed class ExplainCommandTests
         Assert.Equal(2, exitCode);
         Assert.Contains("--bogus", error, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task Explain_jsonl_bounds_a_line_and_reads_past_a_byte_order_mark()
+    {
+        var endless = "{\"message\": \"" + new string('x', 500_000) + "\"}";
+        var valid = JsonSerializer.Serialize(new { message = "Timeout performing GET k (5000ms), qu: 0, qs: 2, in: 0" });
+        var input = new StringReader("\uFEFF" + valid + "\n" + endless + "\n" + valid + "\n");
+        var output = new StringWriter();
+
+        var exitCode = await MuxWatch.Service.Commands.ExplainCommand.RunAsync(["--jsonl"], input, output, TextWriter.Null);
+        var objects = output.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement).ToList();
+
+        Assert.Equal(0, exitCode);
+        Assert.Equal(3, objects.Count);
+        Assert.Equal("server-stall", objects[0].GetProperty("cause").GetString());
+        Assert.Contains("longer than", objects[1].GetProperty("error").GetString(), StringComparison.Ordinal);
+        Assert.Equal("server-stall", objects[2].GetProperty("cause").GetString());
+    }
 }

@@ -40,7 +40,8 @@ public sealed class SidecarStatusTests : IAsyncLifetime
             status.GetProperty("recordedByCause").EnumerateObject().Select(p => p.Name));
         Assert.True(status.GetProperty("recordedByCause").GetProperty("thread-pool-starvation").GetInt64() >= 1);
         var refusals = status.GetProperty("postsRefused");
-        Assert.Equal(["too-large", "not-text", "empty-or-invalid", "not-a-redis-message", "busy"], refusals.EnumerateObject().Select(p => p.Name));
+        Assert.Equal(["too-large", "not-text", "empty-or-invalid", "not-a-redis-message", "busy", "body-too-slow", "aborted"], refusals.EnumerateObject().Select(p => p.Name));
+        Assert.Equal(1, status.GetProperty("refusedByStatus").GetProperty("400").GetInt64());
         Assert.Equal(1, refusals.GetProperty("empty-or-invalid").GetInt64());
         Assert.Equal(0, status.GetProperty("internalFailures").GetInt64());
         Assert.True(status.GetProperty("captureListening").GetBoolean());

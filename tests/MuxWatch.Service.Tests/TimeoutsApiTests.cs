@@ -52,7 +52,7 @@ public sealed class TimeoutsApiTests : IClassFixture<ServiceFixture>
             JsonSerializer.Serialize(new { message = $"Timeout awaiting response (outbound=0KiB, inbound=4096KiB, 1200ms elapsed, timeout is 1000ms), command=HGETALL, qs: 2, in: 0, serverEndpoint: 10.0.0.2:6379", time = 1_795_000_000 }),
             JsonSerializer.Serialize(new { text = "no message property" }));
 
-        using var response = await Client.PostAsync(Timeouts, new StringContent(body, Encoding.UTF8, "application/x-ndjson"));
+        using var response = await Client.PostAsync(new Uri("/api/timeouts?details=true", UriKind.Relative), new StringContent(body, Encoding.UTF8, "application/x-ndjson"));
         var answer = await ReadJsonAsync(response);
 
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
@@ -189,6 +189,130 @@ public sealed class TimeoutsApiTests : IClassFixture<ServiceFixture>
     {
         using var response = await Client.GetAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative));
         return (await ReadJsonAsync(response)).GetProperty("timeouts").EnumerateArray().ToList();
+    }
+
+    [Theory]
+    [InlineData("0001-01-01T00:00:00Z")]
+    [InlineData("9999-12-31T23:59:59Z")]
+    [InlineData("1970-01-01T00:00:00Z")]
+    public async Task A_time_out_of_range_is_refused_on_its_line_and_the_list_keeps_answering(string time)
+    {
+        var line = JsonSerializer.Serialize(new { message = "Timeout performing GET k (5000ms), qu: 0, qs: 2, in: 0", time });
+
+        using var response = await Client.PostAsync(Timeouts, new StringContent(line, Encoding.UTF8, "application/x-ndjson"));
+        var answer = await ReadJsonAsync(response);
+        using var listed = await Client.GetAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative));
+
+        Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
+        Assert.Contains("between 2000", answer.GetProperty("results")[0].GetProperty("error").GetString(), StringComparison.Ordinal);
+        Assert.Equal(HttpStatusCode.OK, listed.StatusCode);
+    }
+
+    [Fact]
+    public async Task A_json_lines_answer_is_a_summary_no_larger_than_its_body_with_details_on_request()
+    {
+        var message = "Timeout performing GET k (5000ms), inst: 2, qu: 0, qs: 6, aw: False, rs: ReadAsync, ws: Idle, in: 0, serverEndpoint: 10.0.0.9:6379, IOCP: (Busy=0,Free=1000,Min=8,Max=1000), WORKER: (Busy=40,Free=32727,Min=8,Max=32767), v: 3.4.35";
+        var body = "\uFEFF" + string.Concat(Enumerable.Repeat(JsonSerializer.Serialize(new { message }) + "\n", 40));
+
+        using var brief = await Client.PostAsync(Timeouts, new StringContent(body, Encoding.UTF8, "application/x-ndjson"));
+        var briefText = await brief.Content.ReadAsStringAsync();
+        using var full = await Client.PostAsync(new Uri("/api/timeouts?details=true", UriKind.Relative), new StringContent(body, Encoding.UTF8, "application/x-ndjson"));
+        var fullText = await full.Content.ReadAsStringAsync();
+
+        Assert.Equal(HttpStatusCode.OK, brief.StatusCode);
+        using var briefAnswer = JsonDocument.Parse(briefText);
+        Assert.Equal(40, briefAnswer.RootElement.GetProperty("accepted").GetInt32()); // the byte-order mark did not cost the first line
+        var first = briefAnswer.RootElement.GetProperty("results")[0];
+        Assert.Equal("thread-pool-starvation", first.GetProperty("cause").GetString());
+        Assert.True(first.GetProperty("id").GetInt64() > 0);
+        Assert.True(Encoding.UTF8.GetByteCount(briefText) < Encoding.UTF8.GetByteCount(body), $"answer {briefText.Length} for a body of {body.Length}");
+        Assert.Contains("\"fields\"", fullText, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("image/png", HttpStatusCode.UnsupportedMediaType)]
+    [InlineData("application/x-www-form-urlencoded", HttpStatusCode.UnsupportedMediaType)]
+    [InlineData("text/x-log", HttpStatusCode.OK)]
+    [InlineData("application/vnd.shipper+json", HttpStatusCode.OK)]
+    public async Task Only_text_and_json_types_are_read(string contentType, HttpStatusCode expected)
+    {
+        var body = contentType.Contains("json", StringComparison.Ordinal)
+            ? JsonSerializer.Serialize(new { message = "Timeout performing GET k (5000ms), qu: 0, qs: 2, in: 0" })
+            : "Timeout performing GET k (5000ms), qu: 0, qs: 2, in: 0";
+        using var content = new StringContent(body, Encoding.UTF8);
+        content.Headers.ContentType = MediaTypeHeaderValue.Parse(contentType);
+
+        using var response = await Client.PostAsync(Timeouts, content);
+
+        Assert.Equal(expected, response.StatusCode);
+    }
+
+    [Theory]
+    [InlineData("GET", "/api/timeouts?limit=abc", HttpStatusCode.BadRequest)]
+    [InlineData("GET", "/api/no-such-thing", HttpStatusCode.NotFound)]
+    [InlineData("DELETE", "/api/timeouts", HttpStatusCode.MethodNotAllowed)]
+    public async Task A_framework_refusal_answers_problem_details_and_is_counted(string method, string path, HttpStatusCode expected)
+    {
+        var before = await RefusedWithAsync((int)expected);
+        using var request = new HttpRequestMessage(new HttpMethod(method), new Uri(path, UriKind.Relative));
+
+        using var response = await Client.SendAsync(request);
+        var body = await response.Content.ReadAsStringAsync();
+
+        Assert.Equal(expected, response.StatusCode);
+        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        using var problem = JsonDocument.Parse(body);
+        Assert.Equal((int)expected, problem.RootElement.GetProperty("status").GetInt32());
+        Assert.True(await RefusedWithAsync((int)expected) > before);
+    }
+
+    [Fact]
+    public async Task A_listing_is_one_bounded_page_and_pages_on_with_before()
+    {
+        for (var i = 0; i < 3; i++)
+        {
+            using var posted = await Client.PostAsync(Timeouts, new StringContent($"Timeout performing GET page{i} (5000ms), qu: 0, qs: 2, in: 0", Encoding.UTF8, "text/plain"));
+        }
+
+        using var firstPage = JsonDocument.Parse(await Client.GetStringAsync(new Uri("/api/timeouts?limit=2", UriKind.Relative)));
+        var next = firstPage.RootElement.GetProperty("nextBefore").GetInt64();
+        using var secondPage = JsonDocument.Parse(await Client.GetStringAsync(new Uri($"/api/timeouts?limit=2&before={next}", UriKind.Relative)));
+        using var huge = JsonDocument.Parse(await Client.GetStringAsync(new Uri("/api/timeouts?limit=1000000", UriKind.Relative)));
+
+        var firstIds = firstPage.RootElement.GetProperty("timeouts").EnumerateArray().Select(t => t.GetProperty("id").GetInt64()).ToList();
+        var secondIds = secondPage.RootElement.GetProperty("timeouts").EnumerateArray().Select(t => t.GetProperty("id").GetInt64()).ToList();
+        Assert.Equal(2, firstIds.Count);
+        Assert.All(secondIds, id => Assert.True(id < firstIds.Min()));
+        Assert.True(huge.RootElement.GetProperty("count").GetInt32() <= 1000);
+    }
+
+    [Fact]
+    public async Task Aborted_uploads_are_counted_and_logged_without_a_stack_trace()
+    {
+        for (var i = 0; i < 5; i++)
+        {
+            using var client = new System.Net.Sockets.TcpClient();
+            await client.ConnectAsync("127.0.0.1", _fixture.Service.Port);
+            var stream = client.GetStream();
+            await stream.WriteAsync("POST /api/timeouts HTTP/1.1\r\nHost: muxwatch\r\nContent-Type: text/plain\r\nContent-Length: 5000\r\n\r\nTimeout performing"u8.ToArray());
+            await stream.FlushAsync();
+            client.Client.LingerState = new System.Net.Sockets.LingerOption(true, 0);
+        }
+
+        await Eventually.UntilAsync(async () =>
+        {
+            using var status = JsonDocument.Parse(await Client.GetStringAsync(new Uri("/api/status", UriKind.Relative)));
+            return status.RootElement.GetProperty("postsRefused").GetProperty("aborted").GetInt64() >= 5;
+        }, "the aborted uploads to be counted");
+        Assert.DoesNotContain("fail:", _fixture.Service.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain("   at ", _fixture.Service.Output, StringComparison.Ordinal);
+    }
+
+    private async Task<long> RefusedWithAsync(int status)
+    {
+        using var response = await Client.GetAsync(new Uri("/api/status", UriKind.Relative));
+        var answer = await ReadJsonAsync(response);
+        return answer.GetProperty("refusedByStatus").TryGetProperty(status.ToString(System.Globalization.CultureInfo.InvariantCulture), out var count) ? count.GetInt64() : 0;
     }
 
     private async Task<long> TotalRecordedAsync()

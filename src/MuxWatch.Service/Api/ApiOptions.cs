@@ -16,4 +16,10 @@ internal sealed class ApiOptions
 
     /// <summary>POSTs processed at once; more are refused with 429 at once rather than queued (default 8).</summary>
     public int MaxConcurrentPosts { get; set; } = 8;
+
+    /// <summary>How long a POST body may take to arrive before it is answered 408 (default 10 s, 1 s to 5 minutes).</summary>
+    public TimeSpan BodyReadTimeout { get; set; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>Connections the server keeps open at once (default 1000, 10 to 100000); more are closed at once, so a flood of idle sockets cannot exhaust file descriptors.</summary>
+    public int MaxConnections { get; set; } = 1000;
 }

@@ -10,6 +10,8 @@ internal sealed class ApiStatistics : IMuxWatchStatusSection
     private long _empty;
     private long _unreadable;
     private long _busy;
+    private long _timedOut;
+    private long _aborted;
 
     public void CountRefusal(int status)
     {
@@ -20,9 +22,13 @@ internal sealed class ApiStatistics : IMuxWatchStatusSection
             case StatusCodes.Status400BadRequest: Interlocked.Increment(ref _empty); break;
             case StatusCodes.Status422UnprocessableEntity: Interlocked.Increment(ref _unreadable); break;
             case StatusCodes.Status429TooManyRequests: Interlocked.Increment(ref _busy); break;
+            case StatusCodes.Status408RequestTimeout: Interlocked.Increment(ref _timedOut); break;
             default: break;
         }
     }
+
+    /// <summary>A client that went away mid-upload: counted, never logged as an error.</summary>
+    public void CountAborted() => Interlocked.Increment(ref _aborted);
 
     public string Name => "postsRefused";
 
@@ -33,5 +39,7 @@ internal sealed class ApiStatistics : IMuxWatchStatusSection
         ["empty-or-invalid"] = Interlocked.Read(ref _empty),
         ["not-a-redis-message"] = Interlocked.Read(ref _unreadable),
         ["busy"] = Interlocked.Read(ref _busy),
+        ["body-too-slow"] = Interlocked.Read(ref _timedOut),
+        ["aborted"] = Interlocked.Read(ref _aborted),
     };
 }

@@ -1,7 +1,6 @@
 using System.Security.Cryptography;
 using System.Text;
 using Microsoft.Extensions.Options;
-using MuxWatch.Json;
 
 namespace MuxWatch.Service.Api;
 
@@ -25,10 +24,8 @@ internal sealed class BearerTokenFilter(IOptions<ApiOptions> options) : IEndpoin
         }
 
         context.HttpContext.Response.Headers.WWWAuthenticate = "Bearer realm=\"muxwatch\"";
-        return Results.Json(
-            new ErrorAnswer("this API needs \"Authorization: Bearer <token>\" with the configured MuxWatch:Api:BearerToken"),
-            MuxWatchJson.TypeInfo<ErrorAnswer>(),
-            statusCode: StatusCodes.Status401Unauthorized);
+        var problem = ProblemAnswer.For(StatusCodes.Status401Unauthorized, "this API needs \"Authorization: Bearer <token>\" with the configured MuxWatch:Api:BearerToken");
+        return Results.Json(problem, ServiceJson.Options.GetTypeInfo(typeof(ProblemAnswer)), ProblemAnswer.ContentType, StatusCodes.Status401Unauthorized);
     }
 
     private static string? Presented(HttpRequest request)

@@ -3,7 +3,9 @@ using System.Globalization;
 using System.Text;
 using System.Text.Json;
 using System.Threading.RateLimiting;
+using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Extensions.Options;
+using Microsoft.Net.Http.Headers;
 using MuxWatch.Hosting;
 using MuxWatch.Json;
 using MuxWatch.Pipeline;
@@ -20,8 +22,13 @@ namespace MuxWatch.Service.Api;
 /// optional <c>time</c> (ISO 8601 or unix seconds). A body that is empty, too large, not UTF-8 text,
 /// or holds no readable message gets a 4xx naming the reason, and nothing is recorded.
 /// </remarks>
-internal static class TimeoutsApi
+internal static partial class TimeoutsApi
 {
+    /// <summary>Lines answered with their whole diagnosis when <c>?details=true</c>; the rest get a summary.</summary>
+    internal const int MaxDetailedResults = 100;
+
+    private const char ByteOrderMark = '\uFEFF';
+
     private const int MaxJsonDepth = 8;
     private const string PostPolicy = "muxwatch-post";
     private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
@@ -37,35 +44,21 @@ internal static class TimeoutsApi
                 $"{section}:{nameof(ApiOptions.MaxMessagesPerRequest)} must be between 1 and 1000000.")
             .Validate(o => o.MaxConcurrentPosts is >= 1 and <= 1024,
                 $"{section}:{nameof(ApiOptions.MaxConcurrentPosts)} must be between 1 and 1024.")
-            .Validate(o => string.IsNullOrEmpty(o.BearerToken) || o.BearerToken.Trim().Length >= 16,
+            .Validate(o => string.IsNullOrEmpty(o.BearerToken) || o.BearerToken.Length >= 16,
                 $"{section}:{nameof(ApiOptions.BearerToken)} must be at least 16 characters when set (its value is not shown).")
+            .Validate(o => string.IsNullOrEmpty(o.BearerToken) || o.BearerToken.Trim().Length == o.BearerToken.Length,
+                $"{section}:{nameof(ApiOptions.BearerToken)} must not start or end with whitespace: it is compared exactly (its value is not shown).")
+            .Validate(o => o.BodyReadTimeout >= TimeSpan.FromSeconds(1) && o.BodyReadTimeout <= TimeSpan.FromMinutes(5),
+                $"{section}:{nameof(ApiOptions.BodyReadTimeout)} must be between 00:00:01 and 00:05:00.")
+            .Validate(o => o.MaxConnections is >= 10 and <= 100_000,
+                $"{section}:{nameof(ApiOptions.MaxConnections)} must be between 10 and 100000.")
             .ValidateOnStart();
         services.AddSingleton<ApiStatistics>();
         services.AddSingleton<IMuxWatchStatusSection>(sp => sp.GetRequiredService<ApiStatistics>());
+        services.AddSingleton<PostGate>();
 
-        // A body that drips in slowly must not hold a request open: Kestrel's minimum data rate ends the
-        // slowest; this bounds the rest, reading included.
+        // A backstop only: a body is given BodyReadTimeout to arrive (answered 408), far less than this.
         services.AddRequestTimeouts(options => options.AddPolicy(PostPolicy, TimeSpan.FromSeconds(30)));
-
-        // Posting faster than MuxWatch reads is refused at once (429), never queued: memory stays bounded
-        // at MaxConcurrentPosts bodies whatever the rate.
-        services.AddRateLimiter(limiter =>
-        {
-            limiter.RejectionStatusCode = StatusCodes.Status429TooManyRequests;
-            limiter.OnRejected = (context, _) =>
-            {
-                context.HttpContext.RequestServices.GetRequiredService<ApiStatistics>().CountRefusal(StatusCodes.Status429TooManyRequests);
-                context.HttpContext.Response.Headers.RetryAfter = "1";
-                return ValueTask.CompletedTask;
-            };
-            limiter.AddPolicy(PostPolicy, context => RateLimitPartition.GetConcurrencyLimiter(
-                "posts",
-                _ => new ConcurrencyLimiterOptions
-                {
-                    PermitLimit = context.RequestServices.GetRequiredService<IOptions<ApiOptions>>().Value.MaxConcurrentPosts,
-                    QueueLimit = 0,
-                }));
-        });
         return services;
     }
 
@@ -74,7 +67,7 @@ internal static class TimeoutsApi
         // GET /api/timeouts and /api/status are MuxWatch's own endpoints, as an app serves them in-process;
         // the sidecar adds POST, and the token guards the whole group.
         var api = endpoints.MapMuxWatchApi("/api").AddEndpointFilter<BearerTokenFilter>();
-        api.MapPost("/timeouts", PostAsync).WithRequestTimeout(PostPolicy).RequireRateLimiting(PostPolicy);
+        api.MapPost("/timeouts", PostAsync).WithRequestTimeout(PostPolicy);
         return endpoints;
     }
 
@@ -84,15 +77,44 @@ internal static class TimeoutsApi
         TimeProvider time,
         IOptions<ApiOptions> options,
         ApiStatistics statistics,
+        PostGate gate,
+        ILogger<ApiStatistics> logger,
+        bool? details,
         CancellationToken cancellationToken)
     {
-        var answer = await AnswerPostAsync(request, pipeline, time, options.Value, cancellationToken).ConfigureAwait(false);
+        PostOutcome answer;
+        try
+        {
+            answer = await AnswerPostAsync(request, pipeline, time, options.Value, gate, details ?? false, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Microsoft.AspNetCore.Http.BadHttpRequestException ex) when (!cancellationToken.IsCancellationRequested)
+        {
+            // Kestrel ended the body itself (below its minimum data rate, a broken chunk): answered and counted like ours.
+            answer = PostOutcome.Refused(ex.StatusCode, ex.StatusCode == StatusCodes.Status408RequestTimeout
+                ? "the body arrived more slowly than the server's minimum data rate"
+                : "the body could not be read: " + ex.Message);
+        }
+        catch (Exception ex) when (ex is IOException or Microsoft.AspNetCore.Http.BadHttpRequestException || (ex is OperationCanceledException && cancellationToken.IsCancellationRequested))
+        {
+            // The client went away mid-upload: expected, one line, no stack trace.
+            statistics.CountAborted();
+            var reason = ex.GetType().Name;
+            LogAborted(logger, reason);
+            return Results.Empty;
+        }
+
         if (answer.Status >= 400)
         {
             statistics.CountRefusal(answer.Status);
+            if (answer.Status == StatusCodes.Status429TooManyRequests)
+            {
+                request.HttpContext.Response.Headers.RetryAfter = "1";
+            }
         }
 
-        return Results.Json(answer.Body, ServiceJson.Options.GetTypeInfo(answer.Body.GetType()), statusCode: answer.Status);
+        return answer.Body is ProblemAnswer problem
+            ? Results.Json(problem, ServiceJson.Options.GetTypeInfo(typeof(ProblemAnswer)), ProblemAnswer.ContentType, answer.Status)
+            : Results.Json(answer.Body, ServiceJson.Options.GetTypeInfo(answer.Body.GetType()), statusCode: answer.Status);
     }
 
     private static async Task<PostOutcome> AnswerPostAsync(
@@ -100,19 +122,78 @@ internal static class TimeoutsApi
         TimeoutPipeline pipeline,
         TimeProvider time,
         ApiOptions limits,
+        PostGate gate,
+        bool details,
         CancellationToken cancellationToken)
     {
+        if (!TryChooseForm(request.ContentType, out var declaredJsonLines))
+        {
+            return PostOutcome.Refused(StatusCodes.Status415UnsupportedMediaType,
+                $"the content type '{request.ContentType}' is not accepted: send text/plain (one message) or application/x-ndjson (JSON lines)");
+        }
+
         if (request.ContentLength > limits.MaxBodyBytes)
         {
             return PostOutcome.Refused(StatusCodes.Status413PayloadTooLarge, $"the body is larger than {limits.MaxBodyBytes} bytes");
         }
 
-        var body = await ReadBoundedAsync(request.Body, limits.MaxBodyBytes, cancellationToken).ConfigureAwait(false);
+        using var reading = gate.Reading.AttemptAcquire();
+        if (!reading.IsAcquired)
+        {
+            return PostOutcome.Refused(StatusCodes.Status429TooManyRequests, "too many bodies are being read at once; try again in a second");
+        }
+
+        // Kestrel's own body limit (30 MB by default) must never answer first: MuxWatch's limit is the one.
+        if (request.HttpContext.Features.Get<IHttpMaxRequestBodySizeFeature>() is { IsReadOnly: false } bodySize)
+        {
+            bodySize.MaxRequestBodySize = limits.MaxBodyBytes + 1L;
+        }
+
+        byte[]? body;
+        using (var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken))
+        {
+            deadline.CancelAfter(limits.BodyReadTimeout);
+            try
+            {
+                body = await ReadBoundedAsync(request.Body, limits.MaxBodyBytes, deadline.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+            {
+                return PostOutcome.Refused(StatusCodes.Status408RequestTimeout, $"the body did not arrive within {limits.BodyReadTimeout.TotalSeconds:0} s");
+            }
+        }
+
         if (body is null)
         {
             return PostOutcome.Refused(StatusCodes.Status413PayloadTooLarge, $"the body is larger than {limits.MaxBodyBytes} bytes");
         }
 
+        // The processing permit is taken only now that the body is in, and given back before the answer is sent.
+        RateLimitLease processing;
+        using (var wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken))
+        {
+            wait.CancelAfter(PostGate.ProcessingWait);
+            try
+            {
+                processing = await gate.Processing.AcquireAsync(1, wait.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+            {
+                return PostOutcome.Refused(StatusCodes.Status429TooManyRequests, $"more than {limits.MaxConcurrentPosts} posts are being processed; try again in a second");
+            }
+        }
+
+        using var processingLease = processing;
+        if (!processing.IsAcquired)
+        {
+            return PostOutcome.Refused(StatusCodes.Status429TooManyRequests, $"more than {limits.MaxConcurrentPosts} posts are being processed; try again in a second");
+        }
+
+        return Answer(body, declaredJsonLines, pipeline, time, limits, details);
+    }
+
+    private static PostOutcome Answer(byte[] body, bool? declaredJsonLines, TimeoutPipeline pipeline, TimeProvider time, ApiOptions limits, bool details)
+    {
         string text;
         try
         {
@@ -123,6 +204,7 @@ internal static class TimeoutsApi
             return PostOutcome.Refused(StatusCodes.Status415UnsupportedMediaType, "the body is not UTF-8 text");
         }
 
+        text = text.TrimStart(ByteOrderMark); // an editor's or a shipper's BOM is not part of the first line
         if (text.Contains('\0', StringComparison.Ordinal))
         {
             return PostOutcome.Refused(StatusCodes.Status415UnsupportedMediaType, "the body is binary (it contains NUL characters), not text");
@@ -134,8 +216,7 @@ internal static class TimeoutsApi
         }
 
         var now = time.GetUtcNow();
-        var isJsonLines = request.ContentType?.Contains("json", StringComparison.OrdinalIgnoreCase) == true
-            || text.AsSpan().TrimStart().StartsWith("{", StringComparison.Ordinal);
+        var isJsonLines = declaredJsonLines ?? text.AsSpan().TrimStart().StartsWith("{", StringComparison.Ordinal);
         if (!isJsonLines)
         {
             var report = TimeoutMessageReader.Read(text);
@@ -145,7 +226,7 @@ internal static class TimeoutsApi
             }
 
             var observed = pipeline.Submit(new TimeoutObservation(now, TimeoutSources.Api, report));
-            return PostOutcome.Answered([TimeoutAnswer.From(observed)]);
+            return PostOutcome.Answered([TimeoutAnswer.From(observed)]); // one message: its whole diagnosis
         }
 
         var lines = text.Split('\n');
@@ -156,6 +237,7 @@ internal static class TimeoutsApi
         }
 
         var results = new List<object>(messageCount);
+        var detailed = 0;
         for (var i = 0; i < lines.Length; i++)
         {
             if (string.IsNullOrWhiteSpace(lines[i]))
@@ -163,20 +245,67 @@ internal static class TimeoutsApi
                 continue;
             }
 
-            if (!TryReadLine(lines[i], now, out var message, out var reportedAt, out var error))
+            if (!TryReadLine(lines[i].TrimStart(ByteOrderMark), now, out var message, out var reportedAt, out var error))
             {
-                results.Add(new LineErrorAnswer(i + 1, error));
+                results.Add(new LineErrorAnswer(i + 1, SecretRedactor.Redact(error)));
                 continue;
             }
 
             var report = TimeoutMessageReader.Read(message);
-            results.Add(LooksLikeRedisMessage(report)
-                ? TimeoutAnswer.From(pipeline.Submit(new TimeoutObservation(reportedAt, TimeoutSources.Api, report)))
-                : new LineErrorAnswer(i + 1, "the message is not a StackExchange.Redis timeout or connection message"));
+            if (!LooksLikeRedisMessage(report))
+            {
+                results.Add(new LineErrorAnswer(i + 1, "the message is not a StackExchange.Redis timeout or connection message"));
+                continue;
+            }
+
+            // The answer stays about as large as the body: a summary per line, the whole diagnosis on
+            // request (?details=true) for the first MaxDetailedResults lines.
+            var observed = pipeline.Submit(new TimeoutObservation(reportedAt, TimeoutSources.Api, report));
+            results.Add(details && detailed++ < MaxDetailedResults ? TimeoutAnswer.From(observed) : LineSummaryAnswer.From(i + 1, observed));
         }
 
         return PostOutcome.Answered(results);
     }
+
+    /// <summary>
+    /// text/* is one message; JSON, NDJSON and JSON-lines types are lines; no type at all is sniffed
+    /// (a body starting with '{' is JSON lines). Anything else (an image, a form) is refused.
+    /// </summary>
+    private static bool TryChooseForm(string? contentType, out bool? jsonLines)
+    {
+        jsonLines = null;
+        if (string.IsNullOrWhiteSpace(contentType))
+        {
+            return true;
+        }
+
+        if (!MediaTypeHeaderValue.TryParse(contentType, out var media) || media.MediaType.Value is not { } type)
+        {
+            return false;
+        }
+
+        if (type.StartsWith("text/", StringComparison.OrdinalIgnoreCase))
+        {
+            jsonLines = false;
+            return true;
+        }
+
+        if (type.Equals("application/json", StringComparison.OrdinalIgnoreCase)
+            || type.Equals("application/x-ndjson", StringComparison.OrdinalIgnoreCase)
+            || type.Equals("application/ndjson", StringComparison.OrdinalIgnoreCase)
+            || type.Equals("application/jsonl", StringComparison.OrdinalIgnoreCase)
+            || type.Equals("application/x-jsonlines", StringComparison.OrdinalIgnoreCase)
+            || type.EndsWith("+json", StringComparison.OrdinalIgnoreCase))
+        {
+            jsonLines = true;
+            return true;
+        }
+
+        return false;
+    }
+
+    [LoggerMessage(EventId = 30, Level = LogLevel.Debug, Message = "A POST to /api/timeouts ended before its body arrived ({Reason}): the client went away")]
+    private static partial void LogAborted(ILogger logger, string reason);
 
     /// <summary>A report counts as a Redis message when it has a known header or at least one field.</summary>
     private static bool LooksLikeRedisMessage(RedisErrorReport report) =>
@@ -201,9 +330,9 @@ internal static class TimeoutsApi
             }
 
             message = messageElement.GetString()!;
-            if (root.TryGetProperty("time", out var timeElement) && !TryReadTime(timeElement, out time))
+            if (root.TryGetProperty("time", out var timeElement) && !TryReadTime(timeElement, now, out time))
             {
-                error = "\"time\" is neither an ISO 8601 date nor unix seconds";
+                error = "\"time\" is neither an ISO 8601 date nor unix seconds between 2000 and a day from now";
                 return false;
             }
 
@@ -216,20 +345,27 @@ internal static class TimeoutsApi
         }
     }
 
-    private static bool TryReadTime(JsonElement element, out DateTimeOffset time)
+    private static readonly DateTimeOffset EarliestTime = new(2000, 1, 1, 0, 0, 0, TimeSpan.Zero);
+
+    private static bool TryReadTime(JsonElement element, DateTimeOffset now, out DateTimeOffset time)
     {
         time = default;
         switch (element.ValueKind)
         {
             case JsonValueKind.String:
-                return DateTimeOffset.TryParse(element.GetString(), CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal, out time);
+                return DateTimeOffset.TryParse(element.GetString(), CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal, out time)
+                    && IsSane(time, now);
             case JsonValueKind.Number when element.TryGetDouble(out var seconds) && seconds is > 0 and < 253_402_300_799:
                 time = DateTimeOffset.FromUnixTimeMilliseconds((long)(seconds * 1000));
-                return true;
+                return IsSane(time, now);
             default:
                 return false;
         }
     }
+
+    /// <summary>A reported time MuxWatch can use: from 2000 to a day ahead of its own clock (a skewed shipper, not year 1 or 9999).</summary>
+    private static bool IsSane(DateTimeOffset time, DateTimeOffset now) =>
+        time >= EarliestTime && time <= now + TimeSpan.FromDays(1);
 
     /// <summary>Reads at most <paramref name="limit"/> bytes; null when the body is longer.</summary>
     private static async Task<byte[]?> ReadBoundedAsync(Stream body, int limit, CancellationToken cancellationToken)
@@ -260,12 +396,12 @@ internal static class TimeoutsApi
     /// <summary>The status and body of one POST's answer.</summary>
     private sealed record PostOutcome(int Status, object Body)
     {
-        public static PostOutcome Refused(int status, string reason) => new(status, new ErrorAnswer(reason));
+        public static PostOutcome Refused(int status, string reason) => new(status, ProblemAnswer.For(status, reason));
 
         /// <summary>200 with one result per message; 400 when no line was usable.</summary>
         public static PostOutcome Answered(IReadOnlyList<object> results)
         {
-            var accepted = results.Count(result => result is TimeoutAnswer);
+            var accepted = results.Count(result => result is TimeoutAnswer or LineSummaryAnswer);
             return new PostOutcome(
                 accepted == 0 ? StatusCodes.Status400BadRequest : StatusCodes.Status200OK,
                 new PostAnswer(accepted, results.Count - accepted, results));

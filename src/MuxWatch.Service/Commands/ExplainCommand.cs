@@ -17,6 +17,9 @@ internal static class ExplainCommand
     // The same steps as every other source, with no sink: explain keeps nothing.
     private static readonly TimeoutPipeline Pipeline = TimeoutPipeline.RulesOnly();
 
+    /// <summary>The longest JSON line read: a message at the reader's bound, JSON-escaped, with room to spare.</summary>
+    internal const int MaxLineChars = 2 * TimeoutMessageReader.MaxInputChars;
+
     private const string Usage = """
         usage: muxwatch explain [--jsonl]
           Reads one StackExchange.Redis timeout or connection message from standard input
@@ -72,10 +75,20 @@ internal static class ExplainCommand
 
     private static async Task<int> ExplainLinesAsync(TextReader input, TextWriter output)
     {
-        string? line;
-        while ((line = await input.ReadLineAsync().ConfigureAwait(false)) is not null)
+        var lines = new BoundedLineReader(input, MaxLineChars);
+        var first = true;
+        while (await lines.ReadLineAsync().ConfigureAwait(false) is { } line)
         {
-            await output.WriteLineAsync(ExplainLine(line)).ConfigureAwait(false);
+            if (line.TooLong)
+            {
+                await output.WriteLineAsync(MuxWatchJson.Serialize(new ErrorAnswer($"the line is longer than {MaxLineChars} characters"))).ConfigureAwait(false);
+                continue;
+            }
+
+            // An editor's byte-order mark is not part of the first line.
+            var text = first ? line.Text.TrimStart('\uFEFF') : line.Text;
+            first = false;
+            await output.WriteLineAsync(ExplainLine(text)).ConfigureAwait(false);
         }
 
         await output.FlushAsync().ConfigureAwait(false);
@@ -117,7 +130,7 @@ internal static class ExplainCommand
         }
         catch (JsonException ex)
         {
-            problem = $"the line is not JSON ({ex.Message})";
+            problem = SecretRedactor.Redact($"the line is not JSON ({ex.Message})");
             return false;
         }
     }

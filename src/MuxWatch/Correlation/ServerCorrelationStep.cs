@@ -99,7 +99,7 @@ internal sealed class ServerCorrelationStep : ITimeoutStep, IPeriodicProbe, IDis
     {
         var waited = observation.Report.ElapsedMilliseconds ?? observation.Report.TimeoutMilliseconds;
         var span = waited is > 0 and < 86_400_000 ? TimeSpan.FromMilliseconds(waited.Value) : DefaultWindow;
-        return (observation.Time - span, observation.Time);
+        return (observation.Time - DateTimeOffset.MinValue > span ? observation.Time - span : DateTimeOffset.MinValue, observation.Time);
     }
 
     private static bool IsComplete(ServerTimeline timeline, DateTimeOffset caught) => timeline.CompleteThrough is { } through && through >= caught;

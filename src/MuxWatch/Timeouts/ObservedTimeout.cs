@@ -38,6 +38,7 @@ public sealed record ObservedTimeout(
     /// </summary>
     public DateTimeOffset? WaitingSince =>
         (Report.ElapsedMilliseconds ?? Report.TimeoutMilliseconds) is { } waited and > 0 and < 86_400_000
+            && Time - DateTimeOffset.MinValue > TimeSpan.FromMilliseconds(waited) // never fails, whatever time was stored
             ? Time - TimeSpan.FromMilliseconds(waited)
             : null;
 }

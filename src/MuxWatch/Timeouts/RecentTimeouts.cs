@@ -54,16 +54,20 @@ public sealed class RecentTimeouts : ITimeoutSink
         }
     }
 
-    /// <summary>Up to <paramref name="limit"/> timeouts, newest first.</summary>
-    public IReadOnlyList<ObservedTimeout> Newest(int limit = int.MaxValue)
+    /// <summary>Up to <paramref name="limit"/> timeouts, newest first; only those with an id below <paramref name="before"/> when given (the next page).</summary>
+    public IReadOnlyList<ObservedTimeout> Newest(int limit = int.MaxValue, long? before = null)
     {
         lock (_gate)
         {
-            var count = (int)Math.Min(Math.Min(_added, _ring.Length), Math.Max(0, limit));
-            var result = new ObservedTimeout[count];
-            for (var i = 0; i < count; i++)
+            var kept = (int)Math.Min(_added, _ring.Length);
+            var result = new List<ObservedTimeout>(Math.Min(kept, Math.Max(0, limit)));
+            for (var i = 0; i < kept && result.Count < limit; i++)
             {
-                result[i] = _ring[(_added - 1 - i) % _ring.Length]!;
+                var timeout = _ring[(_added - 1 - i) % _ring.Length]!;
+                if (before is not { } cursor || timeout.Id < cursor)
+                {
+                    result.Add(timeout);
+                }
             }
 
             return result;

@@ -87,16 +87,17 @@ internal static partial class TimeoutsApi
         {
             answer = await AnswerPostAsync(request, pipeline, time, options.Value, gate, details ?? false, cancellationToken).ConfigureAwait(false);
         }
-        catch (Microsoft.AspNetCore.Http.BadHttpRequestException ex) when (!cancellationToken.IsCancellationRequested)
+        catch (Microsoft.AspNetCore.Http.BadHttpRequestException ex) when (ex.StatusCode is StatusCodes.Status408RequestTimeout or StatusCodes.Status413PayloadTooLarge)
         {
-            // Kestrel ended the body itself (below its minimum data rate, a broken chunk): answered and counted like ours.
+            // Kestrel ended the body itself (below its minimum data rate): answered and counted like ours.
             answer = PostOutcome.Refused(ex.StatusCode, ex.StatusCode == StatusCodes.Status408RequestTimeout
                 ? "the body arrived more slowly than the server's minimum data rate"
-                : "the body could not be read: " + ex.Message);
+                : "the body is larger than the server accepts");
         }
         catch (Exception ex) when (ex is IOException or Microsoft.AspNetCore.Http.BadHttpRequestException || (ex is OperationCanceledException && cancellationToken.IsCancellationRequested))
         {
-            // The client went away mid-upload: expected, one line, no stack trace.
+            // The client went away mid-upload (a body cut short is Kestrel's "unexpected end of request
+            // content"): expected, one line, no stack trace.
             statistics.CountAborted();
             var reason = ex.GetType().Name;
             LogAborted(logger, reason);

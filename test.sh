@@ -11,6 +11,10 @@ install_prerequisites() {
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
   command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+  command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
+  command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
+  python3 -c "import yaml" >/dev/null 2>&1 || missing+=(python3-yaml)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v node >/dev/null 2>&1 || missing+=(nodejs)
   command -v npm >/dev/null 2>&1 || missing+=(npm)
   if [ ${#missing[@]} -eq 0 ]; then return 0; fi

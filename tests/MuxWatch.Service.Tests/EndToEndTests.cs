@@ -26,6 +26,7 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
     private readonly List<IAsyncDisposable> _running = [];
     private RedisServer _spiking = null!;
     private RedisServer _blip = null!;
+    private RedisServer _restarting = null!;
     private ServiceProcess _service = null!;
     private WebApplication _webhook = null!;
     private ExternalProcess _alertmanager = null!;
@@ -37,12 +38,14 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
     {
         _spiking = await RedisServer.StartAsync();
         _blip = await RedisServer.StartAsync();
+        _restarting = await RedisServer.StartAsync();
         _service = await ServiceProcess.StartAsync(
             "--MuxWatch:ProbeInterval=00:00:00.200",
             "--MuxWatch:ServerPollInterval=00:00:00.500",
             "--MuxWatch:ServerPollTimeout=00:00:01",
             "--MuxWatch:Targets:0:Name=spiking", $"--MuxWatch:Targets:0:ConnectionString={_spiking.EndPoint},asyncTimeout=300,syncTimeout=300",
-            "--MuxWatch:Targets:1:Name=blip", $"--MuxWatch:Targets:1:ConnectionString={_blip.EndPoint},asyncTimeout=300,syncTimeout=300");
+            "--MuxWatch:Targets:1:Name=blip", $"--MuxWatch:Targets:1:ConnectionString={_blip.EndPoint},asyncTimeout=300,syncTimeout=300",
+            "--MuxWatch:Targets:2:Name=restarting", $"--MuxWatch:Targets:2:ConnectionString={_restarting.EndPoint},connectTimeout=1000");
 
         // The webhook receiver: every notification Alertmanager sends, kept.
         var webhookPort = FreePort.Next();
@@ -117,6 +120,7 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
         await _service.DisposeAsync();
         await _spiking.DisposeAsync();
         await _blip.DisposeAsync();
+        await _restarting.DisposeAsync();
         Directory.Delete(_work, recursive: true);
     }
 
@@ -124,8 +128,8 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
     public async Task A_timeout_spike_pages_with_endpoint_and_cause_then_resolves_a_blip_never_pages_and_every_dashboard_shows_the_scrape()
     {
         var started = DateTimeOffset.UtcNow;
-        await Eventually.UntilAsync(async () => (await _prometheus.QueryAsync("muxwatch_connected == 1", DateTimeOffset.UtcNow)).GetArrayLength() == 2,
-            "Prometheus to scrape both targets connected");
+        await Eventually.UntilAsync(async () => (await _prometheus.QueryAsync("muxwatch_connected == 1", DateTimeOffset.UtcNow)).GetArrayLength() == 3,
+            "Prometheus to scrape the three targets connected");
 
         // A blip: one short stall on the other server. It must never page.
         await _blip.CommandAsync("DEBUG", "SLEEP", "1");
@@ -134,6 +138,13 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
         await _spiking.CommandAsync("DEBUG", "POPULATE", "2000");
         await _spiking.CommandAsync("CONFIG", "SET", "rdb-key-save-delay", "1000");
         await _spiking.CommandAsync("BGSAVE");
+
+        // A server that dies and comes back: the disconnection panels and annotations have a real source.
+        await _restarting.KillAsync();
+        await Eventually.UntilAsync(async () =>
+            (await _prometheus.QueryAsync("muxwatch_connected{multiplexer=\"restarting\"} == 0", DateTimeOffset.UtcNow)).GetArrayLength() > 0,
+            "Prometheus to see the killed server disconnected");
+        await _restarting.RestartAsync();
 
         // The spike: the server stalls again and again, longer than the client timeouts, until the page arrives.
         using var stop = new CancellationTokenSource();

@@ -25,6 +25,7 @@ builder.Logging.AddFilter("Microsoft.Extensions.Hosting.Internal.Host", LogLevel
 
 builder.Services.AddMuxWatch().AddTargetsFromConfiguration();
 builder.Services.AddTimeoutsApi();
+builder.Services.AddMetricsEndpoint();
 builder.Services.AddHealth();
 builder.Services.AddProblemDetails();
 builder.Services.AddSingleton<ResponseStatistics>();
@@ -48,6 +49,6 @@ return await StartupErrors.RunAsync(builder, app =>
     });
     app.UseRequestTimeouts();
     app.MapHealth();
-    app.MapMuxWatchMetrics();
+    app.MapMetricsEndpoint();
     app.MapTimeoutsApi();
 });

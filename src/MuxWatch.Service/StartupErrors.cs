@@ -78,7 +78,8 @@ internal static partial class StartupErrors
     private static void WarnAboutUnknownSettings(IConfiguration configuration, ILogger logger)
     {
         var section = configuration.GetSection(MuxWatchOptions.SectionName);
-        var known = typeof(MuxWatchOptions).GetProperties().Select(p => p.Name).Append("Api").Append("Targets").ToHashSet(StringComparer.OrdinalIgnoreCase);
+        var known = typeof(MuxWatchOptions).GetProperties().Select(p => p.Name).Append("Api").Append("Metrics").Append("Targets").ToHashSet(StringComparer.OrdinalIgnoreCase);
+        var knownMetrics = typeof(MetricsOptions).GetProperties().Select(p => p.Name).ToHashSet(StringComparer.OrdinalIgnoreCase);
         var knownApi = typeof(ApiOptions).GetProperties().Select(p => p.Name).ToHashSet(StringComparer.OrdinalIgnoreCase);
         foreach (var child in section.GetChildren())
         {
@@ -89,6 +90,11 @@ internal static partial class StartupErrors
         }
 
         foreach (var child in section.GetSection("Api").GetChildren().Where(c => !knownApi.Contains(c.Key)))
+        {
+            LogUnknownSetting(logger, child.Path);
+        }
+
+        foreach (var child in section.GetSection("Metrics").GetChildren().Where(c => !knownMetrics.Contains(c.Key)))
         {
             LogUnknownSetting(logger, child.Path);
         }

@@ -160,7 +160,8 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
             Name,
             _state,
             _registration.Owned,
-            _registration.DisplayConfiguration ?? DisplayConfiguration(multiplexer),
+            // The client drops the password; the user name is a credential too.
+            (_registration.DisplayConfiguration ?? DisplayConfiguration(multiplexer)) is { } shown ? SecretRedactor.Redact(shown) : null,
             _lastSuccess,
             error?.Message,
             error?.Time,

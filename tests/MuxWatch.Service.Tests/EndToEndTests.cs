@@ -141,6 +141,9 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
         await _spiking.CommandAsync("CONFIG", "SET", "rdb-key-save-delay", "1000");
         await _spiking.CommandAsync("BGSAVE");
         await _spiking.CommandAsync("BGREWRITEAOF");
+        await Eventually.UntilAsync(async () =>
+            (await _prometheus.QueryAsync("muxwatch_server_aof_rewrite_in_progress == 1", DateTimeOffset.UtcNow)).GetArrayLength() > 0,
+            "Prometheus to see the AOF rewrite that follows the BGSAVE");
 
         // A server that dies and comes back: the disconnection panels and annotations have a real source.
         await _restarting.KillAsync();
@@ -196,7 +199,9 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
     /// <summary>Every panel, annotation and variable query returns data from the real scrape: this run produces a source for each.</summary>
     private async Task EveryDashboardShowsTheScrapeAsync(DateTimeOffset started)
     {
-        var queries = new DashboardQueries(_prometheus, started, DateTimeOffset.UtcNow, TimeSpan.FromSeconds(5), "30s");
+        // A one-second step, the scrape interval, as Grafana uses for a range this short: a two-second
+        // disconnection falls between coarser steps.
+        var queries = new DashboardQueries(_prometheus, started, DateTimeOffset.UtcNow, TimeSpan.FromSeconds(1), "30s");
         var failures = new List<string>();
         var checkedQueries = 0;
         foreach (var file in Directory.EnumerateFiles(DashboardQueries.Folder, "*.json"))

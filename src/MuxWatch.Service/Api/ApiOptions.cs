@@ -20,6 +20,9 @@ internal sealed class ApiOptions
     /// <summary>How long a POST body may take to arrive before it is answered 408 (default 10 s, 1 s to 5 minutes).</summary>
     public TimeSpan BodyReadTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
+    /// <summary>When set, <c>/api/*</c> answers only on this port (list it in <c>Urls</c> too); other ports answer 404.</summary>
+    public int? Port { get; set; }
+
     /// <summary>Connections the server keeps open at once (default 1000, 10 to 100000); more are closed at once, so a flood of idle sockets cannot exhaust file descriptors.</summary>
     public int MaxConnections { get; set; } = 1000;
 }

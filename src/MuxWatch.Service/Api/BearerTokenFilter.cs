@@ -5,26 +5,21 @@ using Microsoft.Extensions.Options;
 namespace MuxWatch.Service.Api;
 
 /// <summary>
-/// Requires <c>Authorization: Bearer &lt;MuxWatch:Api:BearerToken&gt;</c> on the API when a token is
-/// configured. The comparison takes the same time whatever the guess; the token is never logged or echoed.
+/// A configured bearer token and the check of a request against it. The comparison takes the same
+/// time whatever the guess; the token is never logged or echoed.
 /// </summary>
-internal sealed class BearerTokenFilter(IOptions<ApiOptions> options) : IEndpointFilter
+internal sealed class BearerToken(string? configured)
 {
-    private readonly byte[]? _expected = string.IsNullOrEmpty(options.Value.BearerToken)
-        ? null
-        : SHA256.HashData(Encoding.UTF8.GetBytes(options.Value.BearerToken));
+    private readonly byte[]? _expected = string.IsNullOrEmpty(configured) ? null : SHA256.HashData(Encoding.UTF8.GetBytes(configured));
 
-    public async ValueTask<object?> InvokeAsync(EndpointFilterInvocationContext context, EndpointFilterDelegate next)
+    /// <summary>True when no token is configured, or the request carries it.</summary>
+    public bool Admits(HttpRequest request) => _expected is null || Presented(request) is { } presented && Matches(presented);
+
+    /// <summary>Answers 401 with <c>WWW-Authenticate</c> and problem details naming the setting.</summary>
+    public static IResult Refuse(HttpContext context, string setting)
     {
-        ArgumentNullException.ThrowIfNull(context);
-        ArgumentNullException.ThrowIfNull(next);
-        if (_expected is null || Presented(context.HttpContext.Request) is { } presented && Matches(presented))
-        {
-            return await next(context).ConfigureAwait(false);
-        }
-
-        context.HttpContext.Response.Headers.WWWAuthenticate = "Bearer realm=\"muxwatch\"";
-        var problem = ProblemAnswer.For(StatusCodes.Status401Unauthorized, "this API needs \"Authorization: Bearer <token>\" with the configured MuxWatch:Api:BearerToken");
+        context.Response.Headers.WWWAuthenticate = "Bearer realm=\"muxwatch\"";
+        var problem = ProblemAnswer.For(StatusCodes.Status401Unauthorized, $"this endpoint needs \"Authorization: Bearer <token>\" with the configured {setting}");
         return Results.Json(problem, ServiceJson.Options.GetTypeInfo(typeof(ProblemAnswer)), ProblemAnswer.ContentType, StatusCodes.Status401Unauthorized);
     }
 
@@ -38,4 +33,19 @@ internal sealed class BearerTokenFilter(IOptions<ApiOptions> options) : IEndpoin
     // Hashing both sides gives equal lengths, so FixedTimeEquals does not leak the token's length either.
     private bool Matches(string presented) =>
         CryptographicOperations.FixedTimeEquals(SHA256.HashData(Encoding.UTF8.GetBytes(presented)), _expected);
+}
+
+/// <summary>Requires <c>Authorization: Bearer &lt;MuxWatch:Api:BearerToken&gt;</c> on the API when a token is configured.</summary>
+internal sealed class BearerTokenFilter(IOptions<ApiOptions> options) : IEndpointFilter
+{
+    private readonly BearerToken _token = new(options.Value.BearerToken);
+
+    public async ValueTask<object?> InvokeAsync(EndpointFilterInvocationContext context, EndpointFilterDelegate next)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        ArgumentNullException.ThrowIfNull(next);
+        return _token.Admits(context.HttpContext.Request)
+            ? await next(context).ConfigureAwait(false)
+            : BearerToken.Refuse(context.HttpContext, "MuxWatch:Api:BearerToken");
+    }
 }

@@ -50,6 +50,7 @@ internal static partial class TimeoutsApi
                 $"{section}:{nameof(ApiOptions.BearerToken)} must not start or end with whitespace: it is compared exactly (its value is not shown).")
             .Validate(o => o.BodyReadTimeout >= TimeSpan.FromSeconds(1) && o.BodyReadTimeout <= TimeSpan.FromMinutes(5),
                 $"{section}:{nameof(ApiOptions.BodyReadTimeout)} must be between 00:00:01 and 00:05:00.")
+            .Validate(o => o.Port is null or (>= 1 and <= 65535), $"{section}:{nameof(ApiOptions.Port)} must be a port number (1 to 65535).")
             .Validate(o => o.MaxConnections is >= 10 and <= 100_000,
                 $"{section}:{nameof(ApiOptions.MaxConnections)} must be between 10 and 100000.")
             .ValidateOnStart();
@@ -68,6 +69,11 @@ internal static partial class TimeoutsApi
         // the sidecar adds POST, and the token guards the whole group.
         var api = endpoints.MapMuxWatchApi("/api").AddEndpointFilter<BearerTokenFilter>();
         api.MapPost("/timeouts", PostAsync).WithRequestTimeout(PostPolicy);
+        if (endpoints.ServiceProvider.GetRequiredService<IOptions<ApiOptions>>().Value.Port is { } port)
+        {
+            api.RequireHost($"*:{port}"); // the API on a port of its own, e.g. one a network policy keeps private
+        }
+
         return endpoints;
     }
 

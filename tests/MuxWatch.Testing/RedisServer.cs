@@ -45,6 +45,14 @@ public sealed class RedisServer : IAsyncDisposable
         return server;
     }
 
+    /// <summary>Starts a server on <paramref name="port"/> (one a test kept free, to start Redis late) and waits until it answers PING.</summary>
+    public static async Task<RedisServer> StartOnAsync(int port, params string[] extraArguments)
+    {
+        var server = new RedisServer(port, extraArguments);
+        await server.StartProcessAsync().ConfigureAwait(false);
+        return server;
+    }
+
     /// <summary>Kills the process at once (SIGKILL), as a crash would.</summary>
     public async Task KillAsync()
     {

@@ -30,6 +30,9 @@ builder.Services.AddHealth();
 builder.Services.AddProblemDetails();
 builder.Services.AddSingleton<ResponseStatistics>();
 builder.Services.AddSingleton<MuxWatch.Hosting.IMuxWatchStatusSection>(sp => sp.GetRequiredService<ResponseStatistics>());
+builder.Services.AddSingleton<ProcessStatistics>();
+builder.Services.AddSingleton<MuxWatch.Hosting.IMuxWatchStatusSection>(sp => sp.GetRequiredService<ProcessStatistics>());
+builder.Services.AddHostedService(sp => sp.GetRequiredService<ProcessStatistics>());
 
 // A flood of idle sockets is closed at the limit instead of exhausting file descriptors.
 // Read here rather than through the validated options, so that a bad value is reported at start with

@@ -22,6 +22,9 @@ public sealed class ServiceProcess : IAsyncDisposable
     /// <summary>The port it serves on.</summary>
     public int Port { get; }
 
+    /// <summary>The operating system's id of the process, to read its resources in <c>/proc</c>.</summary>
+    public int ProcessId => _process.Id;
+
     /// <summary>A client whose base address is the service.</summary>
     public HttpClient Client { get; }
 

@@ -98,8 +98,8 @@ public sealed partial class DeploymentTests
             Assert.Contains(output, l => l.Contains($"http://127.0.0.1:{ports[1]}/metrics", StringComparison.Ordinal));
 
             using var client = new HttpClient();
-            var metrics = await client.GetStringAsync(new Uri($"http://127.0.0.1:{ports[1]}/metrics"));
-            Assert.Contains("muxwatch_connected{multiplexer=\"local\"", metrics, StringComparison.Ordinal);
+            await Eventually.UntilAsync(async () => (await client.GetStringAsync(new Uri($"http://127.0.0.1:{ports[1]}/metrics"))).Contains("muxwatch_connected{multiplexer=\"local\"", StringComparison.Ordinal),
+                "MuxWatch to probe the stack's Redis");
             await Eventually.UntilAsync(async () => (await client.GetStringAsync(new Uri($"http://127.0.0.1:{ports[2]}/api/v1/targets"))).Contains("\"health\":\"up\"", StringComparison.Ordinal),
                 "Prometheus to scrape MuxWatch");
         }

@@ -13,6 +13,7 @@ public sealed class SecretExposureTests : IAsyncLifetime
     private const string User = "user-NEVER-shown-0815";
     private const string WrongPassword = "wrong-NEVER-shown-1234";
     private const string PostedSecret = "posted-NEVER-shown-9999";
+    private const string QueryToken = "query-token-NEVER-shown-2468";
     private RedisServer _redis = null!;
 
     public async Task InitializeAsync()
@@ -43,6 +44,7 @@ public sealed class SecretExposureTests : IAsyncLifetime
             $"{{\"message\": \"REDIS_PASSWORD={PostedSecret} Timeout performing GET k (5000ms), qs: 1\", \"time\": \"not a time {PostedSecret}\"}}",
             $"not json password={PostedSecret}");
         using var answer = await service.Client.PostAsync(new Uri("/api/timeouts?details=true", UriKind.Relative), new StringContent(posted, Encoding.UTF8, "application/x-ndjson"));
+        using var careless = await service.Client.GetAsync(new Uri($"/api/timeouts?limit=1&access_token={QueryToken}", UriKind.Relative)); // a careless client's token in a query string
         using var refused = await service.Client.PostAsync(new Uri("/api/timeouts", UriKind.Relative), new StringContent($"password={PostedSecret}", Encoding.UTF8, "text/plain"));
         await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(service.Client)).Value("muxwatch_timeouts_total", ("multiplexer", "good")) >= 1, "the stall's timeout counted");
 
@@ -57,7 +59,7 @@ public sealed class SecretExposureTests : IAsyncLifetime
         everything.AppendLine(service.Output);
         var text = everything.ToString();
         Assert.Contains("wrong", text, StringComparison.Ordinal); // the failing targets were exercised and reported
-        foreach (var secret in (string[])[Password, User, WrongPassword, PostedSecret])
+        foreach (var secret in (string[])[Password, User, WrongPassword, PostedSecret, QueryToken])
         {
             var at = text.IndexOf(secret, StringComparison.Ordinal);
             Assert.True(at < 0, $"'{secret}' shown: ...{text[Math.Max(0, at - 300)..Math.Min(text.Length, at + 100)]}...");

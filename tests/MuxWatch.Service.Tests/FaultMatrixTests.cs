@@ -1,5 +1,3 @@
-using System.Net;
-using System.Net.Sockets;
 using System.Text.Json;
 using MuxWatch.Testing;
 using Xunit.Abstractions;
@@ -14,35 +12,24 @@ namespace MuxWatch.Service.Tests;
 /// </summary>
 public sealed class FaultMatrixTests(ITestOutputHelper output) : IAsyncLifetime
 {
-    private readonly List<IAsyncDisposable> _owned = [];
-    private readonly CancellationTokenSource _listeners = new();
+    private readonly RedisFaults _faults = new();
     private RedisServer _healthy = null!;
 
     public async Task InitializeAsync() => _healthy = await RedisServer.StartAsync();
 
     public async Task DisposeAsync()
     {
-        await _listeners.CancelAsync();
-        foreach (var owned in _owned)
-        {
-            await owned.DisposeAsync();
-        }
-
+        await _faults.DisposeAsync();
         await _healthy.DisposeAsync();
-        _listeners.Dispose();
     }
 
-    public static TheoryData<string> Faults() =>
-    [
-        "not-running-at-start", "wrong-password", "unresolvable-host", "garbage-listener", "silent-listener",
-        "tls-expected-not-offered", "tls-offered-not-expected", "client-pause", "debug-sleep",
-    ];
+    public static TheoryData<string> Faults() => [.. RedisFaults.Names];
 
     [Theory]
     [MemberData(nameof(Faults))]
     public async Task A_faulty_endpoint_shows_costs_the_others_nothing_and_recovers(string fault)
     {
-        var (connectionString, stall, recover) = await SetUpAsync(fault);
+        var (connectionString, stall, recover) = await _faults.SetUpAsync(fault);
         await using var sidecar = InMemorySidecar.Probing(("healthy", _healthy.EndPoint), ("faulty", $"{connectionString},connectTimeout=1000,asyncTimeout=500,syncTimeout=500"));
         if (stall is not null)
         {
@@ -130,106 +117,5 @@ public sealed class FaultMatrixTests(ITestOutputHelper output) : IAsyncLifetime
         var faulty = targets.RootElement.GetProperty("targets").EnumerateArray().Single(t => t.GetProperty("name").GetString() == "faulty");
         return metrics.Value("muxwatch_connected", ("multiplexer", "faulty")) is null or 0
             && faulty.GetProperty("state").GetString() != "connected";
-    }
-
-    /// <summary>The faulty target's connection string, what stalls it (for faults that are stalls), and what ends the fault.</summary>
-    private async Task<(string ConnectionString, Func<Task>? Stall, Func<Task>? Recover)> SetUpAsync(string fault)
-    {
-        switch (fault)
-        {
-            case "not-running-at-start":
-                var port = FreePort.Next();
-                return ($"127.0.0.1:{port}", null, async () => _owned.Add(await RedisServer.StartOnAsync(port)));
-            case "wrong-password":
-                var locked = await OwnAsync(await RedisServer.StartAsync("--requirepass", "the-right-one-1234"));
-                return ($"{locked.EndPoint},password=a-wrong-one-5678", null, () => locked.CommandAsync("CONFIG", "SET", "requirepass", "a-wrong-one-5678"));
-            case "unresolvable-host":
-                return ("no-such-host.invalid:6379", null, null);
-            case "garbage-listener":
-                return ($"127.0.0.1:{Listen(async stream => await stream.WriteAsync("*garbage\r\n$-7\r\n:x\r\n"u8.ToArray()))}", null, null);
-            case "silent-listener":
-                return ($"127.0.0.1:{Listen(async stream => await Task.Delay(Timeout.Infinite, _listeners.Token))}", null, null);
-            case "tls-expected-not-offered":
-                var plain = await OwnAsync(await RedisServer.StartAsync());
-                return ($"{plain.EndPoint},ssl=true", null, null);
-            case "tls-offered-not-expected":
-                return ($"127.0.0.1:{await StartTlsOnlyRedisAsync()}", null, null);
-            case "client-pause":
-                var paused = await OwnAsync(await RedisServer.StartAsync());
-                return (paused.EndPoint, () => paused.CommandAsync("CLIENT", "PAUSE", "4000", "ALL"), () => Task.CompletedTask);
-            case "debug-sleep":
-                var sleeping = await OwnAsync(await RedisServer.StartAsync());
-                return (sleeping.EndPoint, () => sleeping.CommandAsync("DEBUG", "SLEEP", "4"), () => Task.CompletedTask);
-            default:
-                throw new ArgumentOutOfRangeException(nameof(fault), fault, null);
-        }
-    }
-
-    private async Task<RedisServer> OwnAsync(RedisServer server)
-    {
-        _owned.Add(server);
-        return await Task.FromResult(server);
-    }
-
-    /// <summary>A listener that does <paramref name="serve"/> with each connection: garbage, or nothing at all.</summary>
-    private int Listen(Func<NetworkStream, Task> serve)
-    {
-        var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        _ = Task.Run(async () =>
-        {
-            try
-            {
-                while (!_listeners.IsCancellationRequested)
-                {
-                    var client = await listener.AcceptTcpClientAsync(_listeners.Token);
-                    _ = Task.Run(async () =>
-                    {
-                        using (client)
-                        {
-                            try
-                            {
-                                await serve(client.GetStream());
-                                await Task.Delay(Timeout.Infinite, _listeners.Token);
-                            }
-                            catch (Exception ex) when (ex is OperationCanceledException or IOException)
-                            {
-                            }
-                        }
-                    });
-                }
-            }
-            catch (OperationCanceledException)
-            {
-            }
-            finally
-            {
-                listener.Stop();
-            }
-        });
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
-    }
-
-    /// <summary>A redis-server that speaks TLS only (a self-signed certificate made here).</summary>
-    private async Task<int> StartTlsOnlyRedisAsync()
-    {
-        var directory = Directory.CreateTempSubdirectory("muxwatch-tls-").FullName;
-        var (key, certificate) = (Path.Combine(directory, "key.pem"), Path.Combine(directory, "cert.pem"));
-        using (var openssl = System.Diagnostics.Process.Start("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1"]))
-        {
-            await openssl!.WaitForExitAsync();
-        }
-
-        var port = FreePort.Next();
-        var redis = ExternalProcess.Start("redis-server", "--port", "0", "--tls-port", port.ToString(System.Globalization.CultureInfo.InvariantCulture),
-            "--tls-cert-file", certificate, "--tls-key-file", key, "--tls-auth-clients", "no", "--bind", "127.0.0.1", "--save", "", "--dir", directory);
-        _owned.Add(redis);
-        await Eventually.UntilAsync(() =>
-        {
-            using var probe = new TcpClient();
-            probe.Connect(IPAddress.Loopback, port);
-            return true;
-        }, "the TLS-only redis-server to listen");
-        return port;
     }
 }

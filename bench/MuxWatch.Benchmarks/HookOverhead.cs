@@ -123,7 +123,7 @@ internal static class HookOverhead
         return values.Count % 2 == 1 ? values[values.Count / 2] : (values[values.Count / 2 - 1] + values[values.Count / 2]) / 2;
     }
 
-    private static int IntOption(string[] args, string name, int fallback)
+    internal static int IntOption(string[] args, string name, int fallback)
     {
         var at = Array.IndexOf(args, name);
         return at >= 0 && at + 1 < args.Length && int.TryParse(args[at + 1], CultureInfo.InvariantCulture, out var value) && value > 0 ? value : fallback;

@@ -4,10 +4,16 @@ using MuxWatch.Benchmarks;
 
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- --filter '*'      (BenchmarkDotNet)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- hook-overhead     (interleaved ratio)
+// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- app-cost          (the cost to a loaded app, interleaved)
 // Smoke runs (what the test command does): --filter '*' --job dry --inProcess; hook-overhead --rounds 3 --throws 100
 if (args.Length > 0 && args[0] == "hook-overhead")
 {
     return HookOverhead.Run(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "app-cost")
+{
+    return await AppCost.RunAsync(args[1..]);
 }
 
 IConfig config = DefaultConfig.Instance;

@@ -43,4 +43,18 @@ public sealed class BenchmarkSmokeTests
         Assert.Contains("floor: empty handler", output, StringComparison.Ordinal);
         Assert.Equal(3, output.Split("ratio").Length - 1);
     }
+
+    [Fact]
+    public async Task The_app_cost_run_prints_every_variant_against_the_baseline()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "app-cost", "--rounds", "1", "--ops", "2000", "--callers", "4");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info, timeout: TimeSpan.FromMinutes(2));
+
+        Assert.True(exitCode == 0, $"exit {exitCode}: {error}\n{output}");
+        foreach (var variant in (string[])["without MuxWatch", "MuxWatch, probe 1 s", "MuxWatch, probe 100 ms", "HealthChecks.Redis, 1 s"])
+        {
+            Assert.Contains(variant, output, StringComparison.Ordinal);
+        }
+    }
 }

@@ -58,6 +58,12 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         catch (OperationCanceledException) when (stopping.IsCancellationRequested)
         {
         }
+#pragma warning disable CA1031 // a poll is fire-and-forget: a failure here must be counted, never left unobserved
+        catch (Exception ex)
+#pragma warning restore CA1031
+        {
+            metrics.ProbeFailures.WithLabels("server-poll", ex.GetType().Name).Inc();
+        }
         finally
         {
             Volatile.Write(ref _inFlight, 0);

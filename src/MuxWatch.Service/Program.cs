@@ -8,6 +8,13 @@ if (args.Length > 0 && args[0] == "explain")
     return await ExplainCommand.RunAsync(args[1..], Console.In, Console.Out, Console.Error);
 }
 
+// The sidecar's own probes must time out because of their targets, never because the sidecar's pool
+// was short of threads (on a 2-core host the default minimum is 2, and a burst of completions at a
+// stall's end exceeds it): the sidecar owns its process, so it raises its minimum. The library never
+// touches an app's pool.
+ThreadPool.GetMinThreads(out var minWorkers, out var minIo);
+ThreadPool.SetMinThreads(Math.Max(minWorkers, 16), Math.Max(minIo, 16));
+
 // The sidecar's /metrics carries MuxWatch's families and the process' own; the ~170 series of .NET's
 // event counters and meters would only bury them (measured: about 200 series on a bare app).
 Metrics.SuppressDefaultMetrics(new SuppressDefaultMetricOptions { SuppressEventCounters = true, SuppressMeters = true });

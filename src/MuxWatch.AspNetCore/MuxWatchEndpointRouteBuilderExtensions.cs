@@ -2,6 +2,7 @@ using System.Threading.RateLimiting;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
+using MuxWatch.AspNetCore;
 using MuxWatch.Export;
 using MuxWatch.Hosting;
 using MuxWatch.Json;
@@ -68,8 +69,7 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         var selected = endpoint is null ? timelines.All : timelines.Find(endpoint) is { } one ? [one] : [];
         if (endpoint is not null && selected.Count == 0)
         {
-            return Results.Json(new ErrorAnswer($"no polled endpoint is named '{endpoint}'; GET /events without a query lists them all"),
-                MuxWatchJson.TypeInfo<ErrorAnswer>(), statusCode: StatusCodes.Status404NotFound);
+            return Problems.Result(StatusCodes.Status404NotFound, $"no polled endpoint is named '{endpoint}'; GET /events without a query lists them all");
         }
 
         var answer = new EventsAnswer([.. selected.Select(t => new EndpointEvents(t.Endpoint, t.CompleteThrough, t.Status(), t.Events(take)))]);
@@ -83,8 +83,7 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         {
             lease.Dispose();
             context.Response.Headers.RetryAfter = "1";
-            return Results.Json(new ErrorAnswer($"more than {MaxConcurrentListings} listings are being answered; try again in a second"),
-                MuxWatchJson.TypeInfo<ErrorAnswer>(), statusCode: StatusCodes.Status429TooManyRequests);
+            return Problems.Result(StatusCodes.Status429TooManyRequests, $"more than {MaxConcurrentListings} listings are being answered; try again in a second");
         }
 
         // Held until the answer has been written, which is where a listing costs memory.

@@ -31,6 +31,7 @@ public sealed class ListingLimitTests
         Assert.All(held, response => Assert.Equal(HttpStatusCode.OK, response.StatusCode));
         Assert.Equal(HttpStatusCode.TooManyRequests, fifth.StatusCode);
         Assert.NotNull(fifth.Headers.RetryAfter);
+        Assert.Equal("application/problem+json", fifth.Content.Headers.ContentType?.MediaType); // the library's refusals are problem details too
         foreach (var response in held)
         {
             response.Dispose();
@@ -42,5 +43,9 @@ public sealed class ListingLimitTests
             using var afterwards = await sidecar.Client.GetAsync(new Uri("/api/timeouts?limit=10", UriKind.Relative));
             return afterwards.StatusCode == HttpStatusCode.OK;
         }, "listings to be answered again");
+
+        using var unknown = await sidecar.Client.GetAsync(new Uri("/api/events?endpoint=nowhere:1", UriKind.Relative));
+        Assert.Equal(HttpStatusCode.NotFound, unknown.StatusCode);
+        Assert.Equal("application/problem+json", unknown.Content.Headers.ContentType?.MediaType);
     }
 }

@@ -146,6 +146,12 @@ public sealed class RedisServer : IAsyncDisposable
             info.ArgumentList.Add(argument);
         }
 
+        if (_process is { HasExited: false })
+        {
+            // Starting over a running server would orphan it: the new one fails to bind, the old one is no longer tracked.
+            throw new InvalidOperationException($"redis-server on port {Port} is still running; kill it before restarting it");
+        }
+
         _process?.Dispose();
         _process = Process.Start(info) ?? throw new InvalidOperationException("redis-server did not start");
         _process.OutputDataReceived += (_, _) => { };

@@ -1,6 +1,7 @@
 using System.Security.Cryptography;
 using System.Text;
 using Microsoft.Extensions.Options;
+using MuxWatch.AspNetCore;
 
 namespace MuxWatch.Service.Api;
 
@@ -19,8 +20,7 @@ internal sealed class BearerToken(string? configured)
     public static IResult Refuse(HttpContext context, string setting)
     {
         context.Response.Headers.WWWAuthenticate = "Bearer realm=\"muxwatch\"";
-        var problem = ProblemAnswer.For(StatusCodes.Status401Unauthorized, $"this endpoint needs \"Authorization: Bearer <token>\" with the configured {setting}");
-        return Results.Json(problem, ServiceJson.Options.GetTypeInfo(typeof(ProblemAnswer)), ProblemAnswer.ContentType, StatusCodes.Status401Unauthorized);
+        return Problems.Result(StatusCodes.Status401Unauthorized, $"this endpoint needs \"Authorization: Bearer <token>\" with the configured {setting}");
     }
 
     private static string? Presented(HttpRequest request)

@@ -9,7 +9,6 @@ namespace MuxWatch.Service.Api;
 [JsonSerializable(typeof(PostAnswer))]
 [JsonSerializable(typeof(LineErrorAnswer))]
 [JsonSerializable(typeof(LineSummaryAnswer))]
-[JsonSerializable(typeof(ProblemAnswer))]
 internal sealed partial class ServiceJsonContext : JsonSerializerContext;
 
 /// <summary>Options for every answer the sidecar writes: MuxWatch's and its own.</summary>
@@ -39,22 +38,4 @@ internal sealed record LineSummaryAnswer(int Line, long Id, MuxWatch.Timeouts.Re
 {
     public static LineSummaryAnswer From(int line, MuxWatch.Timeouts.ObservedTimeout observed) =>
         new(line, observed.Id, observed.Report.Kind, observed.Diagnosis.Cause, observed.Settled);
-}
-
-/// <summary>
-/// A refusal, as RFC 9457 problem details (<c>application/problem+json</c>), with the reason also under
-/// <c>error</c>, the member earlier answers used.
-/// </summary>
-/// <param name="Type">A URI naming the problem type (here the status's RFC section).</param>
-/// <param name="Title">The status's name.</param>
-/// <param name="Status">The HTTP status.</param>
-/// <param name="Detail">Why, in words.</param>
-/// <param name="Error">The same reason.</param>
-internal sealed record ProblemAnswer(string Type, string Title, int Status, string Detail, string Error)
-{
-    public const string ContentType = "application/problem+json";
-
-    public static ProblemAnswer For(int status, string reason) =>
-        new("https://www.rfc-editor.org/rfc/rfc9110#status." + status.ToString(System.Globalization.CultureInfo.InvariantCulture),
-            Microsoft.AspNetCore.WebUtilities.ReasonPhrases.GetReasonPhrase(status), status, reason, reason);
 }

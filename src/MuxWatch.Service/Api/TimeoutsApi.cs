@@ -6,6 +6,7 @@ using System.Threading.RateLimiting;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Extensions.Options;
 using Microsoft.Net.Http.Headers;
+using MuxWatch.AspNetCore;
 using MuxWatch.Hosting;
 using MuxWatch.Json;
 using MuxWatch.Pipeline;
@@ -120,7 +121,7 @@ internal static partial class TimeoutsApi
         }
 
         return answer.Body is ProblemAnswer problem
-            ? Results.Json(problem, ServiceJson.Options.GetTypeInfo(typeof(ProblemAnswer)), ProblemAnswer.ContentType, answer.Status)
+            ? Problems.Result(problem)
             : Results.Json(answer.Body, ServiceJson.Options.GetTypeInfo(answer.Body.GetType()), statusCode: answer.Status);
     }
 
@@ -403,7 +404,7 @@ internal static partial class TimeoutsApi
     /// <summary>The status and body of one POST's answer.</summary>
     private sealed record PostOutcome(int Status, object Body)
     {
-        public static PostOutcome Refused(int status, string reason) => new(status, ProblemAnswer.For(status, reason));
+        public static PostOutcome Refused(int status, string reason) => new(status, Problems.Answer(status, reason));
 
         /// <summary>200 with one result per message; 400 when no line was usable.</summary>
         public static PostOutcome Answered(IReadOnlyList<object> results)

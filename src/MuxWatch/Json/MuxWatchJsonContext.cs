@@ -16,6 +16,7 @@ namespace MuxWatch.Json;
 [JsonSerializable(typeof(TimeoutsAnswer))]
 [JsonSerializable(typeof(StatusAnswer))]
 [JsonSerializable(typeof(ErrorAnswer))]
+[JsonSerializable(typeof(ProblemAnswer))]
 [JsonSerializable(typeof(IReadOnlyDictionary<string, long>))]
 [JsonSerializable(typeof(EventsAnswer))]
 public sealed partial class MuxWatchJsonContext : JsonSerializerContext;

@@ -23,6 +23,7 @@ public sealed class ServerStateTracker
     private readonly MuxWatchMetrics _metrics;
     private readonly string _endpoint;
     private readonly List<(DateTimeOffset Time, double Seconds)> _recentSlow = [];
+    private readonly HashSet<ServerEventKind> _endedThisPoll = [];
 
     private DateTimeOffset? _previousStart;
     private string? _runId;
@@ -168,8 +169,6 @@ public sealed class ServerStateTracker
         _aofRewrites = aofRewrites;
         _endedThisPoll.Clear();
     }
-
-    private readonly HashSet<ServerEventKind> _endedThisPoll = [];
 
     private void DetectRestart(IReadOnlyDictionary<string, string> info, ServerPollResult poll)
     {

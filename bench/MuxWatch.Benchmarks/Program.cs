@@ -5,6 +5,8 @@ using MuxWatch.Benchmarks;
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- --filter '*'      (BenchmarkDotNet)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- hook-overhead     (interleaved ratio)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- app-cost          (the cost to a loaded app, interleaved)
+// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- probe-scaling     (probe and render cost at 1..500 endpoints)
+// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- sidecar-scale     (the sidecar's memory and scrape at 10..500, vs redis_exporter)
 // Smoke runs (what the test command does): --filter '*' --job dry --inProcess; hook-overhead --rounds 3 --throws 100
 if (args.Length > 0 && args[0] == "hook-overhead")
 {
@@ -14,6 +16,16 @@ if (args.Length > 0 && args[0] == "hook-overhead")
 if (args.Length > 0 && args[0] == "app-cost")
 {
     return await AppCost.RunAsync(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "probe-scaling")
+{
+    return await ProbeScaling.RunAsync(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "sidecar-scale")
+{
+    return await SidecarScale.RunAsync(args[1..]);
 }
 
 IConfig config = DefaultConfig.Instance;

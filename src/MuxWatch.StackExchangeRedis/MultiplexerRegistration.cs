@@ -17,6 +17,12 @@ internal sealed record MultiplexerRegistration(
     public static MultiplexerRegistration ForConnectionString(string name, string connectionString)
     {
         var options = OwnedConnection.Parse(connectionString);
-        return new MultiplexerRegistration(name, _ => OwnedConnection.ConnectAsync(options), Owned: true, options.ToString(includePassword: false));
+        var shown = options.ToString(includePassword: false); // as the user wrote it
+
+        // MuxWatch's own connection, so it may be an admin one: the server poller uses it instead of
+        // opening a second connection per target (half the sockets and client memory per endpoint).
+        var connect = options.Clone();
+        connect.AllowAdmin = true;
+        return new MultiplexerRegistration(name, _ => OwnedConnection.ConnectAsync(connect), Owned: true, shown);
     }
 }

@@ -13,8 +13,10 @@ namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>
 /// Polls each Redis endpoint of every watched multiplexer for persistence, fork, latency and slow-log
-/// events (<see cref="EndpointPoller"/>), over connections of MuxWatch's own: one admin connection per
-/// watched multiplexer, cloned from its configuration, so the app's connection is never touched.
+/// events (<see cref="EndpointPoller"/>), over connections of MuxWatch's own: for an app's multiplexer, an
+/// admin connection cloned from its configuration (so the app's connection is never touched), one per
+/// endpoint however many multiplexers share it; for a multiplexer MuxWatch made itself (a sidecar
+/// target), that one, which it opened with <c>allowAdmin</c>.
 /// </summary>
 /// <remarks>
 /// Runs on the probe loop's ticks and never waits on the network there: a connection is made in the
@@ -64,8 +66,11 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         }
 
         // Each endpoint is polled once per cycle, by the first watched multiplexer (in registration order)
-        // whose polling connection is up; if that one goes, the next takes over with the same history.
+        // whose polling connection is up or still being made; if that one goes, the next takes over with
+        // the same history. A multiplexer whose endpoints all have a poller opens no connection of its
+        // own: three app multiplexers on one server hold one polling connection, not three.
         var watchedEndpoints = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        var covered = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
         foreach (var watched in _multiplexers.Watched)
         {
             if (watched.Multiplexer is not { } multiplexer)
@@ -75,30 +80,50 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             }
 
             var servers = multiplexer.GetServers();
-            foreach (var server in servers)
+            var endpoints = servers.Select(server => EndpointText.Of(server.EndPoint)).ToArray();
+            watchedEndpoints.UnionWith(endpoints);
+            if (endpoints.All(covered.Contains))
             {
-                watchedEndpoints.Add(EndpointText.Of(server.EndPoint));
-            }
-
-            var admin = _connections.GetOrAdd(watched.Name, static (_, source) => new AdminConnection(source), multiplexer);
-            if (!ReferenceEquals(admin.Source, multiplexer))
-            {
-                RetireConnection(watched.Name); // the app gave a new multiplexer: clone that one next cycle
+                RetireConnection(watched.Name); // an earlier multiplexer's connection polls them all
                 continue;
             }
 
-            if (admin.Connection is not { } connection)
+            IConnectionMultiplexer connection;
+            if (watched.Owned)
             {
-                admin.StartConnecting(now, settings.ServerPollTimeout, _logger);
-                continue;
+                connection = multiplexer; // MuxWatch's own, opened with allowAdmin: polled over it, no second connection
+            }
+            else
+            {
+                var admin = _connections.GetOrAdd(watched.Name, static (_, source) => new AdminConnection(source), multiplexer);
+                if (!ReferenceEquals(admin.Source, multiplexer))
+                {
+                    RetireConnection(watched.Name); // the app gave a new multiplexer: clone that one next cycle
+                    continue;
+                }
+
+                if (admin.Connection is not { } adminConnection)
+                {
+                    admin.StartConnecting(now, settings.ServerPollTimeout, _logger);
+                    if (!admin.LastAttemptFailed)
+                    {
+                        covered.UnionWith(endpoints); // being made: the next multiplexer waits for it rather than open another
+                    }
+
+                    continue;
+                }
+
+                connection = adminConnection;
             }
 
-            foreach (var server in servers)
+            for (var i = 0; i < servers.Length; i++)
             {
-                var endpoint = EndpointText.Of(server.EndPoint);
-                var poller = _pollers.GetOrAdd(endpoint, static (name, probe) =>
-                    new EndpointPoller(probe._timelines, probe._timelines.GetOrAdd(name), probe._metrics, probe._time), this);
-                poller.StartIfDue(now, connection, server.EndPoint, settings, stopping);
+                if (covered.Add(endpoints[i]))
+                {
+                    var poller = _pollers.GetOrAdd(endpoints[i], static (name, probe) =>
+                        new EndpointPoller(probe._timelines, probe._timelines.GetOrAdd(name), probe._metrics, probe._time), this);
+                    poller.StartIfDue(now, connection, servers[i].EndPoint, settings, stopping);
+                }
             }
         }
 
@@ -147,6 +172,9 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
 
         public IConnectionMultiplexer? Connection => Volatile.Read(ref _connection);
 
+        /// <summary>True when the last attempt to connect threw (a later multiplexer of the same endpoints may open its own).</summary>
+        public bool LastAttemptFailed { get; private set; }
+
         public void StartConnecting(DateTimeOffset now, TimeSpan timeout, ILogger logger)
         {
             lock (_gate)
@@ -184,12 +212,18 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             }
             catch (ArgumentException ex)
             {
+                LastAttemptFailed = true;
                 LogConnectFailed(logger, "a multiplexer", SecretRedactor.Redact(ex.Message));
                 return;
             }
 
             options.AllowAdmin = true; // INFO and SLOWLOG refuse without it
             options.ClientName = ClientName;
+
+            // No subscription connection: the poller never subscribes, and the client's second socket and
+            // its buffers would double what each polling connection costs (about 20 of 46 KB, measured).
+            options.CommandMap = CommandMap.Create(new HashSet<string>(StringComparer.OrdinalIgnoreCase) { "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE" }, available: false);
+            options.ConfigurationChannel = string.Empty;
             options.AbortOnConnectFail = false;
             var milliseconds = (int)Math.Clamp(timeout.TotalMilliseconds, 100, int.MaxValue);
             options.ConnectTimeout = milliseconds;
@@ -198,6 +232,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             try
             {
                 var connection = await OwnedConnection.ConnectAsync(options).ConfigureAwait(false);
+                LastAttemptFailed = false;
                 lock (_gate)
                 {
                     if (!_disposed)
@@ -213,6 +248,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             catch (Exception ex)
 #pragma warning restore CA1031
             {
+                LastAttemptFailed = true;
                 LogConnectFailed(logger, string.Join(",", options.EndPoints.Select(EndpointText.Of)), SecretRedactor.Redact(ex.Message));
             }
         }

@@ -32,6 +32,9 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
     private readonly BoundedLabelValues _eventEndpoints = new(MaxEventEndpoints);
     private readonly Lock _gate = new();
 
+    /// <summary>The status text's buffer, reused each cycle (only the loop's thread samples).</summary>
+    private readonly StringWriter _statusText = new(System.Globalization.CultureInfo.InvariantCulture);
+
     private IConnectionMultiplexer? _multiplexer;
     private Task? _resolving;
     private DateTimeOffset _nextResolve = DateTimeOffset.MinValue;
@@ -51,6 +54,9 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
     }
 
     public string Name => _registration.Name;
+
+    /// <summary>True when MuxWatch made this multiplexer (an admin connection of its own, so the poller may use it).</summary>
+    public bool Owned => _registration.Owned;
 
     /// <summary>The multiplexer once resolved, until disposed.</summary>
     public IConnectionMultiplexer? Multiplexer => Volatile.Read(ref _multiplexer);
@@ -83,7 +89,9 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
             anyConnected |= SampleServer(server, now, ping, probeTimeout, stopping);
         }
 
-        var status = StatusTextReader.Read(multiplexer.GetStatus());
+        _statusText.GetStringBuilder().Clear();
+        multiplexer.GetStatus(_statusText);
+        var status = StatusTextReader.Read(_statusText.GetStringBuilder());
         if (status.HeartbeatAgeSeconds is { } age)
         {
             _metrics.HeartbeatAge.WithLabels(Name).Set(age);
@@ -188,18 +196,19 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
     private bool SampleServer(IServer server, DateTimeOffset now, bool ping, TimeSpan probeTimeout, CancellationToken stopping)
     {
         var endpoint = EndpointText.Of(server.EndPoint);
-        var state = _endpoints.GetOrAdd(endpoint, static _ => new EndpointState());
+        var state = _endpoints.GetOrAdd(endpoint, static (key, self) => new EndpointState(self._metrics, self.Name, key), this);
         var connected = server.IsConnected;
         var counters = server.GetCounters();
         state.Remember(now, counters.Interactive.SentItemsAwaitingResponse, counters.Interactive.PendingUnsentItems);
-        _metrics.Connected.WithLabels(Name, endpoint).Set(connected ? 1 : 0);
-        _metrics.SentAwaitingResponse.WithLabels(Name, endpoint).Set(counters.Interactive.SentItemsAwaitingResponse);
-        _metrics.PendingUnsent.WithLabels(Name, endpoint).Set(counters.Interactive.PendingUnsentItems);
-        _metrics.Operations.WithLabels(Name, endpoint).IncTo(counters.Interactive.OperationCount);
+        var series = state.Series;
+        series.Connected.Set(connected ? 1 : 0);
+        series.SentAwaitingResponse.Set(counters.Interactive.SentItemsAwaitingResponse);
+        series.PendingUnsent.Set(counters.Interactive.PendingUnsentItems);
+        series.Operations.IncTo(counters.Interactive.OperationCount);
 
         // SocketCount counts sockets created, so every one after the first is a reconnect (measured).
-        _metrics.Reconnects.WithLabels(Name, endpoint).IncTo(Math.Max(0, counters.Interactive.SocketCount - 1));
-        _metrics.Subscriptions.WithLabels(Name, endpoint).Set(counters.Subscription.Subscriptions);
+        series.Reconnects.IncTo(Math.Max(0, counters.Interactive.SocketCount - 1));
+        series.Subscriptions.Set(counters.Subscription.Subscriptions);
 
         if (!connected)
         {
@@ -229,7 +238,7 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
                 await server.PingAsync().WaitAsync(probeTimeout, _time, stopping).ConfigureAwait(false);
             }
 
-            _metrics.Ping.WithLabels(Name, endpoint).Observe(Stopwatch.GetElapsedTime(started).TotalSeconds);
+            state.Series.Ping.Observe(Stopwatch.GetElapsedTime(started).TotalSeconds);
             Succeeded(endpoint, state, _time.GetUtcNow());
         }
         catch (OperationCanceledException) when (stopping.IsCancellationRequested)
@@ -272,7 +281,7 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
     {
         state.LastSuccess = now;
         _lastSuccess = now;
-        _metrics.LastProbeSuccess.WithLabels(Name, endpoint).Set(now.ToUnixTimeMilliseconds() / 1000.0);
+        state.Series.LastProbeSuccess.Set(now.ToUnixTimeMilliseconds() / 1000.0);
     }
 
     private void Failed(string message)
@@ -430,7 +439,7 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
     }
 
     /// <summary>Per endpoint: at most one PING in flight, when it last succeeded, and the last qs/qu samples.</summary>
-    private sealed class EndpointState
+    private sealed class EndpointState(MuxWatchMetrics metrics, string multiplexer, string endpoint)
     {
         /// <summary>Samples kept: a minute at the default interval, longer than any timeout's waiting window.</summary>
         private const int HistoryLength = 64;
@@ -439,6 +448,9 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
         private readonly Lock _gate = new();
         private int _next;
         private int _pinging;
+
+        /// <summary>This endpoint's series, looked up once: a probe cycle then touches no label dictionary.</summary>
+        public EndpointSeries Series { get; } = new(metrics, multiplexer, endpoint);
 
         public void Remember(DateTimeOffset time, long sent, long unsent)
         {
@@ -472,5 +484,27 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
         public bool TryStartPing() => Interlocked.CompareExchange(ref _pinging, 1, 0) == 0;
 
         public void PingDone() => Volatile.Write(ref _pinging, 0);
+    }
+
+    /// <summary>The labelled children of one endpoint's per-cycle series.</summary>
+    private sealed class EndpointSeries(MuxWatchMetrics metrics, string multiplexer, string endpoint)
+    {
+        public Prometheus.Gauge.Child Connected { get; } = metrics.Connected.WithLabels(multiplexer, endpoint);
+
+        public Prometheus.Gauge.Child SentAwaitingResponse { get; } = metrics.SentAwaitingResponse.WithLabels(multiplexer, endpoint);
+
+        public Prometheus.Gauge.Child PendingUnsent { get; } = metrics.PendingUnsent.WithLabels(multiplexer, endpoint);
+
+        public Prometheus.Counter.Child Operations { get; } = metrics.Operations.WithLabels(multiplexer, endpoint);
+
+        public Prometheus.Counter.Child Reconnects { get; } = metrics.Reconnects.WithLabels(multiplexer, endpoint);
+
+        public Prometheus.Gauge.Child Subscriptions { get; } = metrics.Subscriptions.WithLabels(multiplexer, endpoint);
+
+        // These two appear with the first success, not before: a "last success" of 0 (1970) or an empty
+        // round-trip histogram would say something about an endpoint that never answered.
+        public Prometheus.Histogram.Child Ping => field ??= metrics.Ping.WithLabels(multiplexer, endpoint);
+
+        public Prometheus.Gauge.Child LastProbeSuccess => field ??= metrics.LastProbeSuccess.WithLabels(multiplexer, endpoint);
     }
 }

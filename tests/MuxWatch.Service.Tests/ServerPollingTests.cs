@@ -1,3 +1,4 @@
+using Microsoft.Extensions.DependencyInjection;
 using System.Globalization;
 using System.Net;
 using System.Text;
@@ -163,6 +164,35 @@ public sealed class ServerPollingTests : IAsyncLifetime
         var slow = (await EventsAsync(sidecar, redis.EndPoint)).Where(e => e.GetProperty("kind").GetString() == "slow-command").ToList();
         Assert.Contains(slow, e => e.GetProperty("command").GetString() == "DEBUG" && e.GetProperty("durationMs").GetDouble() >= 2000);
         Assert.DoesNotContain("SLEEP", JsonSerializer.Serialize(slow), StringComparison.Ordinal); // the command name only, never an argument
+    }
+
+    [Fact]
+    public async Task Targets_are_polled_over_their_own_connections_and_a_shared_server_once()
+    {
+        var redis = await StartRedisAsync();
+        await using var sidecar = InMemorySidecar.Probing(("one", redis.EndPoint), ("two", redis.EndPoint), ("three", redis.EndPoint));
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint) is not null, "the first poll");
+
+        // Three targets: two connections each (interactive, subscription), and no polling connection besides.
+        var clients = (await redis.CommandAsync("CLIENT", "LIST")).Split('\n');
+        Assert.Equal(6, clients.Count(line => line.Contains(" name=muxwatch ", StringComparison.Ordinal)));
+        Assert.DoesNotContain(clients, line => line.Contains("name=muxwatch-poller", StringComparison.Ordinal));
+
+        // Polled once per cycle however many targets share the server: INFO calls counted by the server
+        // over two seconds of completed polls (three INFO sections a poll, five polls a second: 15 a
+        // second; one poller per target would make 45).
+        var timeline = sidecar.Services.GetRequiredService<MuxWatch.Server.ServerTimelines>().Find(redis.EndPoint)!;
+        var (calls, through) = (await CommandCallsAsync(redis, "info"), timeline.CompleteThrough!.Value);
+        await Eventually.UntilAsync(() => Task.FromResult(timeline.CompleteThrough > through + TimeSpan.FromSeconds(2)), "two more seconds of completed polls");
+        var perSecond = (await CommandCallsAsync(redis, "info") - calls) / (timeline.CompleteThrough!.Value - through).TotalSeconds;
+        Assert.InRange(perSecond, 5, 30);
+    }
+
+    private static async Task<long> CommandCallsAsync(RedisServer redis, string command)
+    {
+        var stats = await redis.CommandAsync("INFO", "commandstats");
+        var line = stats.Split('\n').First(l => l.StartsWith($"cmdstat_{command}:", StringComparison.Ordinal));
+        return long.Parse(line.Split("calls=")[1].Split(',')[0], CultureInfo.InvariantCulture);
     }
 
     [Fact]

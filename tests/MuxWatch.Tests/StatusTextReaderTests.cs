@@ -63,5 +63,23 @@ public sealed class StatusTextReaderTests
         Assert.Equal(0, figures.AsyncTimeouts);
         Assert.Equal(0, figures.FireAndForgetTimeouts);
         Assert.NotNull(figures.HeartbeatAgeSeconds);
+
+        // The probe's form: the text written into a reused buffer reads the same.
+        using var buffer = new StringWriter(System.Globalization.CultureInfo.InvariantCulture);
+        buffer.Write("left from the cycle before");
+        buffer.GetStringBuilder().Clear();
+        multiplexer.GetStatus(buffer);
+        Assert.Equal(figures with { HeartbeatAgeSeconds = null }, StatusTextReader.Read(buffer.GetStringBuilder()) with { HeartbeatAgeSeconds = null });
+    }
+
+    [Fact]
+    public void The_totals_line_is_read_from_a_buffer_as_from_a_string()
+    {
+        foreach (var text in (string[])[Layout2x, Layout3x, Layout3x + "\r\n\r\n", "Sync timeouts: 7; async timeouts: 8; fire and forget: 9; last heartbeat: 1s ago"])
+        {
+            Assert.Equal(StatusTextReader.Read(text), StatusTextReader.Read(new System.Text.StringBuilder(text)));
+        }
+
+        Assert.Equal(default, StatusTextReader.Read(new System.Text.StringBuilder()));
     }
 }

@@ -1,0 +1,233 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Net.Http.Json;
+using System.Text.Json;
+using MuxWatch.Testing;
+
+namespace MuxWatch.Benchmarks;
+
+/// <summary>
+/// The sidecar as deployed, at 10, 100 and 500 endpoints: its steady working set, and the time and
+/// bytes of a <c>/metrics</c> scrape over HTTP, side by side with Debian's
+/// <c>prometheus-redis-exporter</c> scraping the same servers. The service runs as a real process
+/// (the built <c>MuxWatch.Service.dll</c>), the targets given through its environment, as a
+/// deployment would. Prints figures; asserts nothing.
+/// </summary>
+internal static class SidecarScale
+{
+    private const string Exporter = "/usr/bin/prometheus-redis-exporter";
+
+    public static async Task<int> RunAsync(string[] args)
+    {
+        var counts = ProbeScaling.StringOption(args, "--counts", "10,100,500").Split(',').Select(c => int.Parse(c, CultureInfo.InvariantCulture)).ToArray();
+        var perServer = HookOverhead.IntOption(args, "--per-server", 10);
+        var settle = TimeSpan.FromSeconds(HookOverhead.IntOption(args, "--settle-seconds", 30));
+        var scrapes = HookOverhead.IntOption(args, "--scrapes", 20);
+        var gcModes = ProbeScaling.StringOption(args, "--gc", "default,workstation").Split(',');
+
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"sidecar-scale: {string.Join('/', counts)} endpoints ({perServer} targets per redis-server), settle {settle.TotalSeconds:0} s, {scrapes} scrapes, GC {string.Join('/', gcModes)}, {Environment.ProcessorCount} cores"));
+        var servers = new List<RedisServer>();
+        try
+        {
+            foreach (var count in counts)
+            {
+                while (servers.Count * perServer < count)
+                {
+                    servers.Add(await RedisServer.StartAsync());
+                }
+
+                foreach (var gc in gcModes)
+                {
+                    await MeasureSidecarAsync(count, gc, servers, perServer, settle, scrapes);
+                }
+            }
+
+            await MeasureExporterAsync(servers, scrapes);
+        }
+        finally
+        {
+            foreach (var server in servers)
+            {
+                await server.DisposeAsync();
+            }
+        }
+
+        return 0;
+    }
+
+    private static async Task MeasureSidecarAsync(int count, string gc, List<RedisServer> servers, int perServer, TimeSpan settle, int scrapes)
+    {
+        var port = FreePort.Next();
+        var info = BuiltProgram.StartInfo("MuxWatch.Service", "--urls", $"http://127.0.0.1:{port}");
+        for (var i = 0; i < count; i++)
+        {
+            info.Environment[$"MuxWatch__Targets__{i}__Name"] = $"app-{i}";
+            info.Environment[$"MuxWatch__Targets__{i}__ConnectionString"] = servers[i / perServer].EndPoint;
+        }
+
+        info.Environment["Logging__LogLevel__Default"] = "Warning";
+        if (gc == "workstation")
+        {
+            info.Environment["DOTNET_gcServer"] = "0";
+        }
+
+        using var process = Process.Start(info) ?? throw new InvalidOperationException("the service did not start");
+        process.OutputDataReceived += (_, _) => { };
+        process.ErrorDataReceived += (_, _) => { };
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}"), Timeout = TimeSpan.FromSeconds(30) };
+        try
+        {
+            var started = Stopwatch.StartNew();
+            while (await ConnectedTargetsAsync(client) < count)
+            {
+                if (process.HasExited || started.Elapsed > TimeSpan.FromMinutes(3))
+                {
+                    throw new InvalidOperationException($"the sidecar did not connect {count} targets (exited: {process.HasExited})");
+                }
+
+                await Task.Delay(200);
+            }
+
+            var connectedAfter = started.Elapsed;
+            await Task.Delay(settle); // steady state: every target polled many times, the first GCs behind
+            var workingSets = new List<double>();
+            for (var i = 0; i < 10; i++)
+            {
+                workingSets.Add(ResidentMegabytes(process.Id));
+                await Task.Delay(1000);
+            }
+
+            var (medianMs, minMs, maxMs, bytes, series) = await ScrapeAsync(client, "/metrics", scrapes);
+            var afterScrapes = ResidentMegabytes(process.Id);
+            workingSets.Sort();
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"  MuxWatch sidecar, {count,3} endpoints, GC {gc,-11}: connected in {connectedAfter.TotalSeconds:F1} s; working set {workingSets[workingSets.Count / 2]:F0} MB (min {workingSets[0]:F0}, max {workingSets[^1]:F0}; {afterScrapes:F0} after the scrapes); /metrics {medianMs:F2} ms median ({minMs:F2}-{maxMs:F2}), {bytes / 1024.0:F0} KB, {series} series ({(double)series / count:F1} per endpoint)"));
+        }
+        finally
+        {
+            if (!process.HasExited)
+            {
+                process.Kill(entireProcessTree: true);
+                await process.WaitForExitAsync();
+            }
+        }
+    }
+
+    /// <summary>Debian's redis_exporter, multi-target mode: one scrape per server, as Prometheus would run them.</summary>
+    private static async Task MeasureExporterAsync(List<RedisServer> servers, int scrapes)
+    {
+        if (!File.Exists(Exporter))
+        {
+            Console.WriteLine($"  redis_exporter: {Exporter} is not installed (apt-get install prometheus-redis-exporter); left out");
+            return;
+        }
+
+        var port = FreePort.Next();
+        using var process = Process.Start(new ProcessStartInfo(Exporter, ["-web.listen-address", $"127.0.0.1:{port}"])
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        }) ?? throw new InvalidOperationException("redis_exporter did not start");
+        process.OutputDataReceived += (_, _) => { };
+        process.ErrorDataReceived += (_, _) => { };
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}"), Timeout = TimeSpan.FromSeconds(30) };
+        try
+        {
+            var started = Stopwatch.StartNew();
+            while (!await AnswersAsync(client))
+            {
+                if (process.HasExited || started.Elapsed > TimeSpan.FromSeconds(30))
+                {
+                    throw new InvalidOperationException("redis_exporter did not answer");
+                }
+
+                await Task.Delay(100);
+            }
+
+            var sample = servers.Take(10).ToList();
+            var results = new List<(double Median, double Min, double Max, long Bytes, int Series)>();
+            foreach (var server in sample)
+            {
+                results.Add(await ScrapeAsync(client, $"/scrape?target=redis://{server.EndPoint}", scrapes));
+            }
+
+            var median = results.Select(r => r.Median).Order().ToList()[results.Count / 2];
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"  redis_exporter ({Version()}), one scrape per server over {sample.Count} servers: {median:F2} ms median per server ({results.Min(r => r.Min):F2}-{results.Max(r => r.Max):F2}), {results[0].Bytes / 1024.0:F0} KB, {results[0].Series} series per server; working set {ResidentMegabytes(process.Id):F0} MB"));
+        }
+        finally
+        {
+            if (!process.HasExited)
+            {
+                process.Kill(entireProcessTree: true);
+                await process.WaitForExitAsync();
+            }
+        }
+    }
+
+    private static async Task<(double Median, double Min, double Max, long Bytes, int Series)> ScrapeAsync(HttpClient client, string path, int scrapes)
+    {
+        var times = new List<double>();
+        var text = string.Empty;
+        for (var i = 0; i < scrapes + 2; i++)
+        {
+            var started = Stopwatch.GetTimestamp();
+            text = await client.GetStringAsync(new Uri(path, UriKind.Relative));
+            if (i >= 2)
+            {
+                times.Add(Stopwatch.GetElapsedTime(started).TotalMilliseconds); // the first two warm up
+            }
+        }
+
+        times.Sort();
+        var series = text.Split('\n').Count(l => l.Length > 0 && l[0] != '#');
+        return (times[times.Count / 2], times[0], times[^1], System.Text.Encoding.UTF8.GetByteCount(text), series);
+    }
+
+    private static async Task<int> ConnectedTargetsAsync(HttpClient client)
+    {
+        try
+        {
+            using var answer = JsonDocument.Parse(await client.GetStringAsync(new Uri("/api/targets", UriKind.Relative)));
+            return answer.RootElement.GetProperty("targets").EnumerateArray().Count(t => t.GetProperty("state").GetString() == "connected");
+        }
+        catch (Exception ex) when (ex is HttpRequestException or TaskCanceledException or JsonException or KeyNotFoundException)
+        {
+            return 0; // not up yet
+        }
+    }
+
+    private static async Task<bool> AnswersAsync(HttpClient client)
+    {
+        try
+        {
+            return (await client.GetAsync(new Uri("/", UriKind.Relative))).IsSuccessStatusCode;
+        }
+        catch (HttpRequestException)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>The resident set (what <c>ps</c> and the kubelet call the working set, near enough) from <c>/proc</c>.</summary>
+    private static double ResidentMegabytes(int pid)
+    {
+        var line = File.ReadLines($"/proc/{pid}/status").First(l => l.StartsWith("VmRSS:", StringComparison.Ordinal));
+        return long.Parse(line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1], CultureInfo.InvariantCulture) / 1024.0;
+    }
+
+    private static string Version()
+    {
+        var info = new ProcessStartInfo(Exporter, ["-version"]) { RedirectStandardOutput = true, RedirectStandardError = true };
+        using var process = Process.Start(info)!;
+        var text = process.StandardOutput.ReadToEnd() + process.StandardError.ReadToEnd();
+        process.WaitForExit();
+        var at = text.IndexOf("Redis Metrics Exporter ", StringComparison.Ordinal);
+        return at >= 0 ? text[at..].Split('\n')[0].Trim() : "version unknown";
+    }
+}

@@ -1,0 +1,105 @@
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using MuxWatch.Hosting;
+using MuxWatch.Server;
+using MuxWatch.Testing;
+using StackExchange.Redis;
+
+namespace MuxWatch.Tests.Live;
+
+/// <summary>
+/// How many connections the server poller opens, counted by the real server's <c>CLIENT LIST</c>: one
+/// per endpoint however many app multiplexers share it, none of its own for a connection MuxWatch made
+/// itself, and a take-over (with the same timeline) when the multiplexer that polled is gone.
+/// </summary>
+[Trait("Category", "LiveProbe")]
+public sealed class PollingConnectionsLiveTests : IAsyncLifetime
+{
+    private readonly List<IAsyncDisposable> _owned = [];
+    private RedisServer _redis = null!;
+
+    public PollingConnectionsLiveTests() => TestThreadPool.EnsureRoomy();
+
+    public async Task InitializeAsync() => _redis = await RedisServer.StartAsync();
+
+    public async Task DisposeAsync()
+    {
+        foreach (var owned in Enumerable.Reverse(_owned))
+        {
+            await owned.DisposeAsync();
+        }
+
+        await _redis.DisposeAsync();
+    }
+
+    private async Task<IHost> StartAsync(Action<MuxWatchBuilder> watch)
+    {
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+        builder.Configuration["MuxWatch:ServerPollInterval"] = "00:00:00.200";
+        builder.Configuration["MuxWatch:ServerPollTimeout"] = "00:00:01";
+        watch(builder.Services.AddMuxWatch().UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry()));
+        var host = builder.Build();
+        await host.StartAsync();
+        _owned.Add(new HostStopper(host));
+        return host;
+    }
+
+    private async Task<ConnectionMultiplexer> AppMultiplexerAsync()
+    {
+        var multiplexer = await ConnectionMultiplexer.ConnectAsync($"{_redis.EndPoint},abortConnect=false");
+        _owned.Add(multiplexer);
+        return multiplexer;
+    }
+
+    private async Task<int> ClientsNamedAsync(string name) =>
+        (await _redis.CommandAsync("CLIENT", "LIST")).Split('\n').Count(line => line.Contains($" name={name} ", StringComparison.Ordinal));
+
+    private async Task<DateTimeOffset> PolledThroughAsync(IHost host, DateTimeOffset? after = null)
+    {
+        var timelines = host.Services.GetRequiredService<ServerTimelines>();
+        DateTimeOffset through = default;
+        await Eventually.UntilAsync(() =>
+            timelines.Find(_redis.EndPoint)?.CompleteThrough is { } done && done > (after ?? DateTimeOffset.MinValue) && (through = done) == done,
+            "a complete poll of the endpoint" + (after is null ? string.Empty : " after the take-over"));
+        return through;
+    }
+
+    [Fact]
+    public async Task Three_app_multiplexers_on_one_endpoint_share_one_polling_connection_and_the_next_takes_over()
+    {
+        var first = await AppMultiplexerAsync();
+        var second = await AppMultiplexerAsync();
+        var third = await AppMultiplexerAsync();
+        var host = await StartAsync(w => w.AddMultiplexer("first", _ => first).AddMultiplexer("second", _ => second).AddMultiplexer("third", _ => third));
+        var before = await PolledThroughAsync(host);
+        Assert.Equal(1, await ClientsNamedAsync("muxwatch-poller"));
+
+        await first.DisposeAsync(); // the app drops the multiplexer whose clone polled
+        await Eventually.UntilAsync(async () => await ClientsNamedAsync("muxwatch-poller") == 1 && await PolledThroughAsync(host, before) > before,
+            "one polling connection again, from the next multiplexer, polling on");
+        var timeline = host.Services.GetRequiredService<ServerTimelines>().Find(_redis.EndPoint);
+        Assert.NotNull(timeline); // the same endpoint's timeline, kept across the take-over
+    }
+
+    [Fact]
+    public async Task A_connection_MuxWatch_made_itself_is_polled_over_with_no_second_connection()
+    {
+        var host = await StartAsync(w => w.AddMultiplexer("own", $"{_redis.EndPoint},name=own-target"));
+        await PolledThroughAsync(host);
+
+        Assert.Equal(0, await ClientsNamedAsync("muxwatch-poller"));
+        Assert.Equal(2, await ClientsNamedAsync("own-target")); // its interactive and subscription connections, nothing more
+    }
+
+    private sealed class HostStopper(IHost host) : IAsyncDisposable
+    {
+        public async ValueTask DisposeAsync()
+        {
+            await host.StopAsync();
+            host.Dispose();
+        }
+    }
+}

@@ -41,7 +41,8 @@ public sealed class BenchmarkSmokeTests
         Assert.Contains("other exception type", output, StringComparison.Ordinal);
         Assert.Contains("RedisTimeoutException", output, StringComparison.Ordinal);
         Assert.Contains("floor: empty handler", output, StringComparison.Ordinal);
-        Assert.Equal(3, output.Split("ratio").Length - 1);
+        Assert.Contains("new RedisTimeoutException", output, StringComparison.Ordinal);
+        Assert.Equal(4, output.Split("ratio").Length - 1);
     }
 
     [Fact]

@@ -10,7 +10,7 @@ public sealed class JsonAnswerTests
     [Fact]
     public void Every_cause_and_kind_has_one_name_in_json_and_in_metric_labels()
     {
-        string[] causes = ["unknown", "thread-pool-starvation", "client-input-backlog", "large-payload", "write-backlog", "server-stall", "connection-loss", "slow-command", "persistence"];
+        string[] causes = ["unknown", "thread-pool-starvation", "client-input-backlog", "large-payload", "write-backlog", "server-stall", "connection-loss", "slow-command", "persistence", "client-cpu"];
         Assert.Equal(causes, Enum.GetValues<TimeoutCause>().Select(cause => cause.ToName()));
         foreach (var cause in Enum.GetValues<TimeoutCause>())
         {
@@ -24,6 +24,7 @@ public sealed class JsonAnswerTests
             Assert.Equal($"\"{kind.ToName()}\"", MuxWatchJson.Serialize(kind));
         }
 
+        Assert.Equal(["low", "medium", "high"], Enum.GetValues<DiagnosisConfidence>().Select(c => MuxWatchJson.Serialize(c).Trim('"')));
         Assert.Equal("unknown", ((TimeoutCause)99).ToName());
     }
 

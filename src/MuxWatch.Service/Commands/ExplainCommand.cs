@@ -135,15 +135,30 @@ internal static class ExplainCommand
         }
     }
 
-    /// <summary>The human reading: cause first, then what decided it, then what the message said.</summary>
+    /// <summary>
+    /// The human reading, in the order a maintainer answers: the cause and how sure, why (the deciding
+    /// fields in words, and why it won over the others), what to do first, what would confirm it; then
+    /// what the message said.
+    /// </summary>
     internal static string Describe(RedisErrorReport report, TimeoutDiagnosis diagnosis)
     {
         var text = new StringBuilder();
+        var primary = diagnosis.Cause.ToName();
         var also = diagnosis.Causes.Skip(1).Select(c => c.ToName()).ToList();
-        text.Append(CultureInfo.InvariantCulture, $"Cause:    {diagnosis.Cause.ToName()}");
-        text.AppendLine(also.Count > 0 ? $" (also: {string.Join(", ", also)})" : string.Empty);
-        text.AppendLine(CultureInfo.InvariantCulture, $"Advice:   {diagnosis.Advice}");
-        text.AppendLine("Message:  " + report.Kind.ToName()
+        var alsoPresent = also.Count > 0 ? $"; also present: {string.Join(", ", also)}" : string.Empty;
+        text.AppendLine(CultureInfo.InvariantCulture, $"Cause:      {primary} ({diagnosis.Confidence.ToString().ToLowerInvariant()} confidence){alsoPresent}");
+        var deciding = diagnosis.Evidence.Where(line => line.StartsWith(primary + ": ", StringComparison.Ordinal)).Take(3)
+            .Select(line => line[(primary.Length + 2)..])
+            .Concat(diagnosis.Evidence.Where(line => line.StartsWith("why: ", StringComparison.Ordinal)).Select(line => line[5..]))
+            .ToList();
+        for (var i = 0; i < deciding.Count; i++)
+        {
+            text.Append((i == 0 ? "Why:" : string.Empty).PadRight(12)).AppendLine(deciding[i]);
+        }
+
+        text.AppendLine(CultureInfo.InvariantCulture, $"First:      {diagnosis.Advice}");
+        text.AppendLine(CultureInfo.InvariantCulture, $"To confirm: {TimeoutDiagnoser.ConfirmationFor(diagnosis.Cause)}");
+        text.AppendLine("Message:    " + report.Kind.ToName()
             + (report.Command is { } command ? $", command {command}" : string.Empty)
             + (report.Key is { } key ? $", key {key}" : string.Empty)
             + (report.Endpoint is { } endpoint ? $", endpoint {endpoint}" : string.Empty)

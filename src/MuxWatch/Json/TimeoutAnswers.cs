@@ -16,6 +16,7 @@ public class DiagnosisAnswer
         ArgumentNullException.ThrowIfNull(diagnosis);
         Kind = report.Kind;
         Cause = diagnosis.Cause;
+        Confidence = diagnosis.Confidence;
         Causes = diagnosis.Causes;
         Evidence = diagnosis.Evidence;
         Advice = diagnosis.Advice;
@@ -46,6 +47,9 @@ public class DiagnosisAnswer
 
     /// <summary>The primary cause.</summary>
     public TimeoutCause Cause { get; }
+
+    /// <summary>How firmly the evidence holds the primary cause (<c>low</c>, <c>medium</c>, <c>high</c>).</summary>
+    public DiagnosisConfidence Confidence { get; }
 
     /// <summary>Every cause with evidence, primary first.</summary>
     public IReadOnlyList<TimeoutCause> Causes { get; }

@@ -54,6 +54,9 @@ public static class FieldGlossary
         ["outstanding"] = "commands outstanding when the connection failed",
     };
 
+    /// <summary>Every field name the glossary explains.</summary>
+    internal static IEnumerable<string> Names => Meanings.Keys;
+
     /// <summary>The meaning of <paramref name="field"/>, or null for a field it does not know.</summary>
     public static string? Meaning(string field) =>
         Meanings.TryGetValue(field, out var meaning) ? meaning : null;

@@ -55,9 +55,9 @@ public sealed class FieldValue
     public static FieldValue Parse(string raw)
     {
         raw = raw.Trim();
-        if (raw.Length >= 2 && raw[0] == '(' && raw[^1] == ')' && TryParseTuple(raw[1..^1], out var parts))
+        if (raw.Length >= 2 && raw[0] == '(' && TryParseTuple(raw[^1] == ')' ? raw[1..^1] : raw[1..], out var parts))
         {
-            return new FieldValue(raw, null, null, parts);
+            return new FieldValue(raw, null, null, parts); // a tuple cut off before its ')' keeps the parts that are there
         }
 
         if (bool.TryParse(raw, out var flag))
@@ -107,8 +107,14 @@ public sealed class FieldValue
             return double.TryParse(copy, NumberStyles.Float, CultureInfo.InvariantCulture, out var withComma) ? withComma : null;
         }
 
-        return double.TryParse(span, NumberStyles.Float, CultureInfo.InvariantCulture, out var number) && double.IsFinite(number)
-            ? number
+        if (double.TryParse(span, NumberStyles.Float, CultureInfo.InvariantCulture, out var number) && double.IsFinite(number))
+        {
+            return number;
+        }
+
+        // Pasted from a screenshot: OCR reads 0 as O and 1 as l. Only a token with digits in it is repaired.
+        return PastedText.RepairNumber(span) is { } repaired && double.TryParse(repaired, NumberStyles.Float, CultureInfo.InvariantCulture, out var read) && double.IsFinite(read)
+            ? read
             : null;
     }
 
@@ -127,7 +133,7 @@ public sealed class FieldValue
             }
 
             var text = item[(eq + 1)..].Trim();
-            var name = item[..eq];
+            var name = PastedText.PartName(item[..eq].Trim());
             if (!list.Exists(part => string.Equals(part.Key, name, StringComparison.Ordinal)))
             {
                 list.Add(new(name, new FieldValue(text, ParseNumber(text), null, null))); // a name written twice keeps its first value, as fields do

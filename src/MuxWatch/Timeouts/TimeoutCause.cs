@@ -37,6 +37,23 @@ public enum TimeoutCause
 
     /// <summary>A fork, BGSAVE or AOF rewrite ran on the server while the request waited (server correlation).</summary>
     Persistence,
+
+    /// <summary>The client machine's CPU was saturated (<c>Local-CPU</c> near 100%): nothing of the client ran on time.</summary>
+    ClientCpu,
+}
+
+/// <summary>How firmly the evidence holds the primary cause.</summary>
+[JsonConverter(typeof(KebabCaseEnumConverter<DiagnosisConfidence>))]
+public enum DiagnosisConfidence
+{
+    /// <summary>Only weak signs, or several of equal strength: a reading to confirm.</summary>
+    Low,
+
+    /// <summary>A clear sign, or a strong one shared with another cause.</summary>
+    Medium,
+
+    /// <summary>One strong sign with nothing as strong beside it.</summary>
+    High,
 }
 
 /// <summary>Label text for <see cref="TimeoutCause"/>.</summary>

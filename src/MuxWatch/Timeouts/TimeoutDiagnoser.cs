@@ -28,16 +28,64 @@ public static class TimeoutDiagnoser
     /// <summary>Bytes waiting in the socket (<c>in</c>) from which the socket buffer counts as full: a large reply is arriving.</summary>
     public const double FullSocketBytes = 48 * 1024;
 
-    /// <summary>The order in which present causes compete to be primary.</summary>
+    /// <summary>
+    /// Bytes waiting in the socket from which, with the reader waiting on the socket (<c>rs: ReadAsync</c>)
+    /// and nothing else outstanding, a sizable reply is still arriving (a maintainer's reading of
+    /// <c>qs: 0, in: 22649</c> in issue #2066): a quarter of a 64 KiB socket buffer.
+    /// </summary>
+    public const double ArrivingReplyBytes = 16 * 1024;
+
+    /// <summary>
+    /// Busy threads over the pool's minimum from which starvation counts as strong evidence: the pool adds
+    /// a thread about every half second above its minimum, so ten waiting for one is seconds of delay.
+    /// Fewer over (Busy=8 against Min=1, Busy=11 against Min=2) is weak: maintainers look past it to a
+    /// large reply or a short timeout (issues #2066, #1455).
+    /// </summary>
+    public const int StrongStarvationExcess = 10;
+
+    /// <summary>
+    /// Work items queued on the pool (<c>POOL QueuedItems</c>) from which starvation above the minimum
+    /// counts as strong whatever the busy count: on a 2-core host Busy=4 against Min=2 with 300 items
+    /// queued is a starved app (measured by the starvation live test).
+    /// </summary>
+    public const int StrongStarvationQueuedItems = 20;
+
+    /// <summary>The client machine's CPU (<c>Local-CPU</c>, 1.x and 2.x) from which it counts as saturated.</summary>
+    public const double SaturatedCpuPercent = 90;
+
+    /// <summary>The client machine's CPU from which it counts as contributing.</summary>
+    public const double BusyCpuPercent = 75;
+
+    /// <summary>Bytes waiting in the socket (<c>in</c>) from which a backlog of unread replies is clear, not incidental.</summary>
+    public const double ClearInputBytes = 1024;
+
+    /// <summary>The order in which causes of equal weight compete to be primary.</summary>
     public static IReadOnlyList<TimeoutCause> PriorityOrder { get; } =
     [
         TimeoutCause.ConnectionLoss,
         TimeoutCause.ThreadPoolStarvation,
         TimeoutCause.LargePayload,
-        TimeoutCause.ClientInputBacklog,
+        TimeoutCause.ClientCpu,
         TimeoutCause.WriteBacklog,
+        TimeoutCause.ClientInputBacklog,
         TimeoutCause.ServerStall,
     ];
+
+    /// <summary>How much a finding weighs: the primary cause is the heaviest, ties broken by <see cref="PriorityOrder"/>.</summary>
+    private enum Weight
+    {
+        /// <summary>Present but incidental: a byte or two unread, Busy one over Min.</summary>
+        Weak = 1,
+
+        /// <summary>A clear sign of the cause.</summary>
+        Clear = 2,
+
+        /// <summary>Conclusive on its own.</summary>
+        Strong = 3,
+
+        /// <summary>Strong starvation: it explains a lost heartbeat, a stuck reader and a stuck writer as well.</summary>
+        Overriding = 4,
+    }
 
     /// <summary>Diagnoses one read message.</summary>
     /// <param name="report">What the message said.</param>
@@ -52,18 +100,20 @@ public static class TimeoutDiagnoser
     public static TimeoutDiagnosis Diagnose(RedisErrorReport report, ThreadPoolSnapshot? sampledThreadPool = null, LiveCounters? live = null)
     {
         ArgumentNullException.ThrowIfNull(report);
-        var found = new Dictionary<TimeoutCause, List<string>>();
+        var found = new Dictionary<TimeoutCause, (Weight Weight, List<string> Lines)>();
 
-        void Add(TimeoutCause cause, string evidence)
+        void Add(TimeoutCause cause, Weight weight, string evidence)
         {
-            if (!found.TryGetValue(cause, out var list))
+            if (!found.TryGetValue(cause, out var entry))
             {
-                found[cause] = list = [];
+                entry = (weight, []);
             }
 
-            list.Add(evidence);
+            entry.Lines.Add(evidence);
+            found[cause] = (weight > entry.Weight ? weight : entry.Weight, entry.Lines);
         }
 
+        var generation = ClientGeneration.Of(report);
         CheckConnection(report, live, Add);
         CheckThreadPool(report, Add);
         if (sampledThreadPool is { } pool && report.Field("WORKER") is null && report.Field("IOCP") is null)
@@ -71,26 +121,119 @@ public static class TimeoutDiagnoser
             CheckSampledThreadPool(pool, Add);
         }
 
+        CheckClientCpu(report, Add);
         CheckPayload(report, Add);
         CheckClientInput(report, Add);
         CheckWriteSide(report, live, Add);
 
         // "The server did not answer" holds only when the client was able to read and nothing large was
         // in the way: a starved pool, a busy reader or a big reply explains unanswered requests as well.
-        if (!found.ContainsKey(TimeoutCause.ThreadPoolStarvation) && !found.ContainsKey(TimeoutCause.ClientInputBacklog)
-            && !found.ContainsKey(TimeoutCause.LargePayload))
+        // Weak evidence of those does not: Busy one over Min cannot hold a reply for seconds.
+        if (!Has(found, TimeoutCause.ThreadPoolStarvation, Weight.Clear) && !Has(found, TimeoutCause.ClientInputBacklog, Weight.Clear)
+            && !found.ContainsKey(TimeoutCause.LargePayload) && !Has(found, TimeoutCause.ClientCpu, Weight.Strong))
         {
             CheckServerStall(report, sampledThreadPool, live, Add);
         }
 
-        var causes = PriorityOrder.Where(found.ContainsKey).ToList();
-        if (causes.Count == 0)
+        // 3.x writes qs: 0 while replies are awaited (measured on 3.4.35): with nothing arrived and
+        // nothing else to blame, the server not answering is still the likeliest reading, held weakly.
+        if (found.Count == 0 && generation.QueueCountUnreliable && report.Number("qs") is 0 && report.Number("in") is null or 0
+            && report.Field("WORKER") is not null && report.Kind is RedisErrorKind.SyncTimeout or RedisErrorKind.AsyncTimeout)
         {
-            return new TimeoutDiagnosis(TimeoutCause.Unknown, [TimeoutCause.Unknown], ["the message carries no deciding field"], AdviceFor(TimeoutCause.Unknown));
+            Add(TimeoutCause.ServerStall, Weight.Weak,
+                $"qs: 0, nothing arrived, thread pool within its minimum; {generation.Name} writes qs: 0 even with replies outstanding, so the server not answering is the likeliest reading, not a certain one");
         }
 
-        var evidence = causes.SelectMany(cause => found[cause].Select(line => $"{cause.ToName()}: {line}")).ToList();
-        return new TimeoutDiagnosis(causes[0], causes, evidence, AdviceFor(causes[0]));
+        var causes = found.Keys
+            .OrderByDescending(cause => found[cause].Weight)
+            .ThenBy(cause => IndexOf(cause))
+            .ToList();
+        if (causes.Count == 0)
+        {
+            var nothing = generation.QueueCountUnreliable && report.Number("qs") is 0
+                ? $"the message carries no deciding field; {generation.Name} writes qs: 0 even while replies are awaited, so qs: 0 does not clear the server"
+                : "the message carries no deciding field";
+            return new TimeoutDiagnosis(TimeoutCause.Unknown, [TimeoutCause.Unknown], [nothing], AdviceFor(TimeoutCause.Unknown))
+            {
+                Confidence = DiagnosisConfidence.Low,
+            };
+        }
+
+        var primary = causes[0];
+        var evidence = causes.SelectMany(cause => found[cause].Lines.Select(line => $"{cause.ToName()}: {line}")).ToList();
+        if (Why(primary, causes, found) is { } why)
+        {
+            evidence.Add(why);
+        }
+
+        if (generation.Note is { } note)
+        {
+            evidence.Add($"read as {generation.Name}: {note}");
+        }
+
+        return new TimeoutDiagnosis(primary, causes, evidence, AdviceFor(primary))
+        {
+            Confidence = ConfidenceOf(primary, causes, found),
+        };
+    }
+
+    private static int IndexOf(TimeoutCause cause)
+    {
+        for (var i = 0; i < PriorityOrder.Count; i++)
+        {
+            if (PriorityOrder[i] == cause)
+            {
+                return i;
+            }
+        }
+
+        return PriorityOrder.Count;
+    }
+
+    private static bool Has(Dictionary<TimeoutCause, (Weight Weight, List<string> Lines)> found, TimeoutCause cause, Weight atLeast) =>
+        found.TryGetValue(cause, out var entry) && entry.Weight >= atLeast;
+
+    /// <summary>High when one strong finding stands alone at the top; low when the top is weak or shared.</summary>
+    private static DiagnosisConfidence ConfidenceOf(TimeoutCause primary, List<TimeoutCause> causes, Dictionary<TimeoutCause, (Weight Weight, List<string> Lines)> found)
+    {
+        var top = found[primary].Weight;
+        var tied = causes.Skip(1).Any(cause => found[cause].Weight == top);
+        return top switch
+        {
+            Weight.Weak => DiagnosisConfidence.Low,
+            Weight.Clear => tied ? DiagnosisConfidence.Low : DiagnosisConfidence.Medium,
+            _ => tied ? DiagnosisConfidence.Medium : DiagnosisConfidence.High,
+        };
+    }
+
+    /// <summary>One line on why the primary cause won over the others present, when there are others.</summary>
+    private static string? Why(TimeoutCause primary, List<TimeoutCause> causes, Dictionary<TimeoutCause, (Weight Weight, List<string> Lines)> found)
+    {
+        var others = causes.Skip(1).ToList();
+        if (others.Count == 0)
+        {
+            return null;
+        }
+
+        var names = string.Join(", ", others.Select(c => c.ToName()));
+        var weight = found[primary].Weight;
+        if (primary == TimeoutCause.ThreadPoolStarvation && weight == Weight.Overriding)
+        {
+            return $"why: strong thread-pool starvation outranks {names}: on a starved pool the heartbeat, the reader and the writer wait for threads too, so it explains them (the maintainers' reading in such reports)";
+        }
+
+        var weakStarvation = found.TryGetValue(TimeoutCause.ThreadPoolStarvation, out var starvation) && starvation.Weight == Weight.Weak;
+        if (weakStarvation && primary != TimeoutCause.ThreadPoolStarvation)
+        {
+            return $"why: {primary.ToName()} outranks the weak thread-pool starvation (only a few threads over the minimum, seconds of delay are unlikely from it)"
+                + (others.Count > 1 ? $"; also present: {names}" : string.Empty);
+        }
+
+        var heavier = others.Where(c => found[c].Weight < weight).Select(c => c.ToName()).ToList();
+        var equal = others.Where(c => found[c].Weight == weight).Select(c => c.ToName()).ToList();
+        return equal.Count > 0
+            ? $"why: {primary.ToName()} comes first among equally strong signs ({string.Join(", ", equal)}) by the documented order; treat them together"
+            : $"why: {primary.ToName()} has the strongest evidence; {string.Join(", ", heavier)} {(heavier.Count == 1 ? "is" : "are")} weaker here and may be its effect";
     }
 
     /// <summary>One line of advice for a cause.</summary>
@@ -110,55 +253,73 @@ public static class TimeoutDiagnoser
             "The server did not answer in time although the client was ready: look for slow commands (SLOWLOG), BGSAVE or AOF-rewrite forks, server CPU, or the network.",
         TimeoutCause.SlowCommand =>
             "A slow command blocked the server while the request waited: find it in the slow log and replace it (KEYS, big SMEMBERS/HGETALL, Lua) with incremental forms.",
+        TimeoutCause.ClientCpu =>
+            "The client machine's CPU was saturated: find what uses it (profiling, GC, other processes on the host) or scale the app out; no Redis setting helps while the CPU is at 100%.",
         TimeoutCause.Persistence =>
             "A fork for BGSAVE or AOF rewrite stalled the server while the request waited: schedule saves off-peak, reduce the dataset or use a replica for persistence, and disable transparent huge pages.",
         _ =>
             "The message carries too little to decide: keep IncludeDetailInExceptions on and use a recent client, whose messages carry qs, in and the thread-pool figures.",
     };
 
-    private static void CheckConnection(RedisErrorReport report, LiveCounters? live, Action<TimeoutCause, string> add)
+    private static void CheckConnection(RedisErrorReport report, LiveCounters? live, Action<TimeoutCause, Weight, string> add)
     {
+        void Add(TimeoutCause cause, string evidence) => add(cause, Weight.Strong, evidence);
+
         // 2.x and 3.x queue commands in a backlog while disconnected, so a dead server gives a timeout,
         // not a connection error: "conn-sec: n/a" says the connection was not up.
         if (report.Field("conn-sec")?.Raw is "n/a")
         {
-            add(TimeoutCause.ConnectionLoss, "conn-sec: n/a: the connection was not up");
+            Add(TimeoutCause.ConnectionLoss, "conn-sec: n/a: the connection was not up");
         }
         else if (live is { Connected: false })
         {
-            add(TimeoutCause.ConnectionLoss, $"the connection to {live.Endpoint} was down when the timeout was caught (live counters)");
+            Add(TimeoutCause.ConnectionLoss, $"the connection to {live.Endpoint} was down when the timeout was caught (live counters)");
+        }
+
+        // The reader never started: the connection was never made (a firewall, TLS or a wrong port; a
+        // maintainer's reading of "rs: NotStarted, qu: 1" in issue #2513, which was a firewall).
+        if (report.Field("rs")?.Raw is "NotStarted")
+        {
+            Add(TimeoutCause.ConnectionLoss, "rs: NotStarted: the reader never started, so the connection was never made (a firewall, TLS or port problem; newer clients say which)");
         }
 
         switch (report.Kind)
         {
             case RedisErrorKind.NoConnection:
-                add(TimeoutCause.ConnectionLoss, "no connection was active or available for the command");
+                Add(TimeoutCause.ConnectionLoss, "no connection was active or available for the command");
                 break;
             case RedisErrorKind.ConnectionFailure:
-                add(TimeoutCause.ConnectionLoss, report.FailureType is { } type ? $"connection failed ({type})" : "the connection could not be made");
+                // A refused password or an unresolvable name is the configuration's, whatever the pool.
+                add(TimeoutCause.ConnectionLoss, report.FailureType is "AuthenticationFailure" or "UnableToResolvePhysicalConnection" ? Weight.Overriding + 1 : Weight.Strong,
+                    report.FailureType is { } type ? $"connection failed ({type})" : "the connection could not be made");
                 break;
             case RedisErrorKind.BacklogTimeout:
-                add(TimeoutCause.ConnectionLoss, "the command timed out in the backlog: no connection became available");
+                Add(TimeoutCause.ConnectionLoss, "the command timed out in the backlog: no connection became available");
                 break;
             default:
                 if (report.ExceptionType?.EndsWith("RedisConnectionException", StringComparison.Ordinal) == true)
                 {
-                    add(TimeoutCause.ConnectionLoss, "raised as RedisConnectionException");
+                    Add(TimeoutCause.ConnectionLoss, "raised as RedisConnectionException");
                 }
 
                 break;
         }
     }
 
-    private static void CheckThreadPool(RedisErrorReport report, Action<TimeoutCause, string> add)
+    private static void CheckThreadPool(RedisErrorReport report, Action<TimeoutCause, Weight, string> add)
     {
         var starved = false;
+        var queued = report.Field("POOL")?.Part("QueuedItems") ?? 0;
         foreach (var pool in (string[])["WORKER", "IOCP"])
         {
             var tuple = report.Field(pool);
             if (tuple?.Part("Busy") is { } busy && tuple.Part("Min") is { } min && busy > min)
             {
-                add(TimeoutCause.ThreadPoolStarvation, $"{pool} Busy={Format(busy)} > Min={Format(min)}");
+                var strong = busy - min >= StrongStarvationExcess || queued >= StrongStarvationQueuedItems;
+                var why = busy - min >= StrongStarvationExcess ? $"{Format(busy - min)} over the minimum, work waited seconds for threads"
+                    : strong ? $"{Format(busy - min)} over the minimum with {Format(queued)} work items queued"
+                    : $"{Format(busy - min)} over the minimum, little delay from that alone";
+                add(TimeoutCause.ThreadPoolStarvation, strong ? Weight.Overriding : Weight.Weak, $"{pool} Busy={Format(busy)} > Min={Format(min)} ({(strong ? "strong" : "weak")}: {why})");
                 starved = true;
             }
         }
@@ -166,43 +327,56 @@ public static class TimeoutDiagnoser
         // 2.x ran its own dedicated pool: "mgr: 0 of 10 available" means every one of its threads was busy.
         if (report.Field("mgr")?.Raw is { } mgr && mgr.StartsWith("0 of ", StringComparison.Ordinal))
         {
-            add(TimeoutCause.ThreadPoolStarvation, $"mgr: {mgr} (the client's dedicated pool had no free thread)");
+            add(TimeoutCause.ThreadPoolStarvation, Weight.Strong, $"mgr: {mgr} (the client's dedicated pool had no free thread)");
             starved = true;
         }
 
         // Items queued on the pool are the work that waited; worth showing beside the busy counts.
-        if (starved && report.Field("POOL")?.Part("QueuedItems") is { } queued && queued > 0)
+        if (starved && queued > 0)
         {
-            add(TimeoutCause.ThreadPoolStarvation, $"POOL QueuedItems={Format(queued)} work items waiting for a thread");
+            add(TimeoutCause.ThreadPoolStarvation, Weight.Weak, $"POOL QueuedItems={Format(queued)} work items waiting for a thread");
         }
     }
 
-    private static void CheckSampledThreadPool(ThreadPoolSnapshot pool, Action<TimeoutCause, string> add)
+    private static void CheckSampledThreadPool(ThreadPoolSnapshot pool, Action<TimeoutCause, Weight, string> add)
     {
         const string sampled = "(sampled by MuxWatch when the exception was thrown)";
-        if (pool.WorkerBusy > pool.WorkerMin)
+        foreach (var (name, busy, min) in ((string, int, int)[])[("WORKER", pool.WorkerBusy, pool.WorkerMin), ("IOCP", pool.IoBusy, pool.IoMin)])
         {
-            add(TimeoutCause.ThreadPoolStarvation, $"WORKER Busy={pool.WorkerBusy} > Min={pool.WorkerMin} {sampled}");
-        }
-
-        if (pool.IoBusy > pool.IoMin)
-        {
-            add(TimeoutCause.ThreadPoolStarvation, $"IOCP Busy={pool.IoBusy} > Min={pool.IoMin} {sampled}");
+            if (busy > min)
+            {
+                var strong = busy - min >= StrongStarvationExcess || pool.QueueLength >= StrongStarvationQueuedItems;
+                add(TimeoutCause.ThreadPoolStarvation, strong ? Weight.Overriding : Weight.Weak,
+                    $"{name} Busy={busy} > Min={min} {sampled}, {(strong ? "strong" : "weak")}");
+            }
         }
 
         if (pool.IsStarved && pool.QueueLength > 0)
         {
-            add(TimeoutCause.ThreadPoolStarvation, $"{pool.QueueLength} work items waiting for a thread {sampled}");
+            add(TimeoutCause.ThreadPoolStarvation, Weight.Weak, $"{pool.QueueLength} work items waiting for a thread {sampled}");
         }
     }
 
-    private static void CheckPayload(RedisErrorReport report, Action<TimeoutCause, string> add)
+    /// <summary><c>Local-CPU</c> (1.x, early 2.x): the client machine's CPU; near 100% nothing of the client runs on time.</summary>
+    private static void CheckClientCpu(RedisErrorReport report, Action<TimeoutCause, Weight, string> add)
     {
+        if (report.Number("Local-CPU") is { } cpu && cpu >= BusyCpuPercent)
+        {
+            var saturated = cpu >= SaturatedCpuPercent;
+            add(TimeoutCause.ClientCpu, saturated ? Weight.Strong : Weight.Weak,
+                $"Local-CPU: {Format(cpu)}%: the client machine's CPU was {(saturated ? "saturated, so the reader and the app's continuations could not run on time" : "busy, contributing")}");
+        }
+    }
+
+    private static void CheckPayload(RedisErrorReport report, Action<TimeoutCause, Weight, string> add)
+    {
+        void Add(TimeoutCause cause, string evidence) => add(cause, Weight.Strong, evidence);
+
         foreach (var name in (string[])["outbound", "inbound"])
         {
             if (report.Number(name) is { } kib && kib >= LargeTransferKiB)
             {
-                add(TimeoutCause.LargePayload, $"{name}={Format(kib)}KiB moved while the request waited (>= {Format(LargeTransferKiB)}KiB)");
+                Add(TimeoutCause.LargePayload, $"{name}={Format(kib)}KiB moved while the request waited (>= {Format(LargeTransferKiB)}KiB)");
             }
         }
 
@@ -210,57 +384,64 @@ public static class TimeoutDiagnoser
         {
             if (report.Number(name) is { } bytes && bytes >= LargeReplyBytes)
             {
-                add(TimeoutCause.LargePayload, $"{name}={Format(bytes)} bytes (>= {Format(LargeReplyBytes)})");
+                Add(TimeoutCause.LargePayload, $"{name}={Format(bytes)} bytes (>= {Format(LargeReplyBytes)})");
             }
         }
 
-        if (report.Number("in") is { } inBytes && inBytes >= FullSocketBytes)
+        var inBytes = report.Number("in") ?? 0;
+        if (inBytes >= FullSocketBytes)
         {
-            add(TimeoutCause.LargePayload, $"in={Format(inBytes)} bytes: the socket buffer is full (>= {Format(FullSocketBytes)})");
+            Add(TimeoutCause.LargePayload, $"in={Format(inBytes)} bytes: the socket buffer is full (>= {Format(FullSocketBytes)})");
+        }
+        else if (inBytes >= ArrivingReplyBytes && report.Field("rs")?.Raw is "ReadAsync" && report.Number("qs") is 0)
+        {
+            add(TimeoutCause.LargePayload, Weight.Clear,
+                $"in={Format(inBytes)} bytes waiting while the reader waits on the socket and nothing else is outstanding: a sizable reply still arriving (>= {Format(ArrivingReplyBytes)})");
         }
     }
 
-    private static void CheckClientInput(RedisErrorReport report, Action<TimeoutCause, string> add)
+    private static void CheckClientInput(RedisErrorReport report, Action<TimeoutCause, Weight, string> add)
     {
         foreach (var name in (string[])["in", "in-pipe"])
         {
             if (report.Number(name) is { } bytes && bytes > 0)
             {
-                add(TimeoutCause.ClientInputBacklog, $"{name}={Format(bytes)}: reply bytes received but not yet processed");
+                var clear = name == "in-pipe" || bytes >= ClearInputBytes;
+                add(TimeoutCause.ClientInputBacklog, clear ? Weight.Clear : Weight.Weak, $"{name}={Format(bytes)}: reply bytes received but not yet processed");
             }
         }
 
         var readState = report.Field("rs")?.Raw;
         if (report.ThreadTheftIndicated || readState?.StartsWith("CompletePendingMessage", StringComparison.Ordinal) == true)
         {
-            add(TimeoutCause.ClientInputBacklog, $"thread theft: the reader was running a caller's continuation{(readState is null ? string.Empty : $" (rs: {readState})")}");
+            add(TimeoutCause.ClientInputBacklog, Weight.Strong, $"thread theft: the reader was running a caller's continuation{(readState is null ? string.Empty : $" (rs: {readState})")}");
         }
     }
 
-    private static void CheckWriteSide(RedisErrorReport report, LiveCounters? live, Action<TimeoutCause, string> add)
+    private static void CheckWriteSide(RedisErrorReport report, LiveCounters? live, Action<TimeoutCause, Weight, string> add)
     {
         if (report.Kind == RedisErrorKind.WriteTimeout)
         {
-            add(TimeoutCause.WriteBacklog, "the timeout was reached before the command could be written");
+            add(TimeoutCause.WriteBacklog, Weight.Strong, "the timeout was reached before the command could be written");
         }
 
         if (report.Number("qu") is { } unsent && unsent > 0)
         {
             var writer = report.Field("bw")?.Raw is { } backlog ? $", bw: {backlog}" : string.Empty;
-            add(TimeoutCause.WriteBacklog, $"qu={Format(unsent)} commands queued, not yet written{writer}");
+            add(TimeoutCause.WriteBacklog, Weight.Clear, $"qu={Format(unsent)} commands queued, not yet written{writer}");
         }
         else if (live is { PendingUnsent: > 0 })
         {
-            add(TimeoutCause.WriteBacklog, $"qu={live.PendingUnsent} commands queued, not yet written (live counters at the catch)");
+            add(TimeoutCause.WriteBacklog, Weight.Clear, $"qu={live.PendingUnsent} commands queued, not yet written (live counters at the catch)");
         }
 
         if (report.Number("wq") is { } writeQueue && writeQueue > 0)
         {
-            add(TimeoutCause.WriteBacklog, $"wq={Format(writeQueue)} connections waiting for the writer");
+            add(TimeoutCause.WriteBacklog, Weight.Clear, $"wq={Format(writeQueue)} connections waiting for the writer");
         }
     }
 
-    private static void CheckServerStall(RedisErrorReport report, ThreadPoolSnapshot? sampled, LiveCounters? live, Action<TimeoutCause, string> add)
+    private static void CheckServerStall(RedisErrorReport report, ThreadPoolSnapshot? sampled, LiveCounters? live, Action<TimeoutCause, Weight, string> add)
     {
         var sent = report.Number("qs") ?? 0;
         var sentFrom = string.Empty;
@@ -290,11 +471,39 @@ public static class TimeoutDiagnoser
         var nothingArrived = inBytes is null && inPipe is null
             ? "the message does not say whether bytes arrived"
             : report.Number("inbound") is { } inbound and > 0 ? $"nothing waiting to be read (inbound={Format(inbound)}KiB were earlier replies)" : "nothing arrived";
-        var pool = report.Field("WORKER") is not null || report.Field("IOCP") is not null
+        var abovePool = (string[])["WORKER", "IOCP"];
+        var pool = abovePool.Any(name => report.Field(name)?.Part("Busy") > report.Field(name)?.Part("Min"))
+            ? "thread pool only a little above its minimum"
+            : report.Field("WORKER") is not null || report.Field("IOCP") is not null
             ? "thread pool within its minimum"
             : sampled is not null ? "thread pool within its minimum (sampled by MuxWatch)" : "no thread-pool figures to blame";
-        add(TimeoutCause.ServerStall, $"qs={Format(sent)}{sentFrom} sent and unanswered, {nothingArrived}, {pool}");
+        add(TimeoutCause.ServerStall, Weight.Clear, $"qs={Format(sent)}{sentFrom} sent and unanswered, {nothingArrived}, {pool}");
     }
+
+    /// <summary>What would confirm the cause: the metric or panel to look at, the server command to run.</summary>
+    public static string ConfirmationFor(TimeoutCause cause) => cause switch
+    {
+        TimeoutCause.ConnectionLoss =>
+            "muxwatch_connected and muxwatch_connection_events_total (panel: Connection events) show the drop; CLIENT LIST on the server shows whether the app's connections are there.",
+        TimeoutCause.ThreadPoolStarvation =>
+            "muxwatch_threadpool_busy_threads above muxwatch_threadpool_min_threads (panel: Thread pool) at the time; dotnet-counters' threadpool-queue-length rising confirms it.",
+        TimeoutCause.LargePayload =>
+            "redis-cli --bigkeys (or MEMORY USAGE of the key) finds the large values; SLOWLOG GET shows the command that returned them.",
+        TimeoutCause.ClientInputBacklog =>
+            "the app's CPU and GC pauses at the time, and muxwatch_heartbeat_age_seconds rising (panel: Heartbeat age): the reader was late, not the server.",
+        TimeoutCause.WriteBacklog =>
+            "muxwatch_pending_unsent (qu) above 0 for a while (panel: Queues), and muxwatch_reconnects_total; network throughput from the app's host.",
+        TimeoutCause.ServerStall =>
+            "muxwatch_sent_awaiting_response (qs) rising with nothing inbound (panel: Queues); on the server, SLOWLOG GET 10, LATENCY LATEST and INFO persistence at that minute.",
+        TimeoutCause.SlowCommand =>
+            "the slow-command event in /api/events or SLOWLOG GET on the server, at the time of the timeout.",
+        TimeoutCause.Persistence =>
+            "the BGSAVE or AOF-rewrite event in /api/events (panel: Server events), INFO persistence (latest_fork_usec) on the server.",
+        TimeoutCause.ClientCpu =>
+            "the app host's CPU at the time (node or container metrics), and process_cpu_seconds_total of the app.",
+        _ =>
+            "a newer client's message (2.6+ writes in, qs, the pool and the reader state) or MuxWatch in-process, which samples the pool and the queues when the timeout is thrown.",
+    };
 
     private static string Format(double value) => value.ToString("0.##", CultureInfo.InvariantCulture);
 }

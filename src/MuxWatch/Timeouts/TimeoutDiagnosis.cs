@@ -9,4 +9,8 @@ public sealed record TimeoutDiagnosis(
     TimeoutCause Cause,
     IReadOnlyList<TimeoutCause> Causes,
     IReadOnlyList<string> Evidence,
-    string Advice);
+    string Advice)
+{
+    /// <summary>How firmly the evidence holds <see cref="Cause"/>: high for one strong sign alone, low for weak or tied signs.</summary>
+    public DiagnosisConfidence Confidence { get; init; } = DiagnosisConfidence.Medium;
+}

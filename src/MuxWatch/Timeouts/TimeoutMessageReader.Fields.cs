@@ -7,7 +7,7 @@ public static partial class TimeoutMessageReader
     private const int MaxTupleChars = 256;
 
     /// <summary>How the client's help-link tail starts, in 1.x/2.x and in 3.x.</summary>
-    private static readonly string[] HelpLinkAnchors = [" (Please take a look", "(Please take a look", " (see http"];
+    private static readonly string[] HelpLinkAnchors = [" (Please take a look", "(Please take a look", " (see http", " (Please", "(Please ", " (see "];
 
     /// <summary>
     /// Splits the field list at top-level commas and semicolons that are followed by a space or by a
@@ -15,6 +15,7 @@ public static partial class TimeoutMessageReader
     /// </summary>
     private static void ReadFields(string rest, ReportBuilder builder)
     {
+        rest = PastedText.RepairTupleDashes(rest);
         var start = 0;
         var i = 0;
         while (i < rest.Length && builder.FieldCount < MaxFields)
@@ -29,6 +30,14 @@ public static partial class TimeoutMessageReader
                 if (close > 0 && IsTupleBody(rest.AsSpan(i + 1, close - i - 1)))
                 {
                     i = close + 1;
+                    continue;
+                }
+
+                // A tuple that never closes (a message cut off inside it): its Name=Value parts stay
+                // together as the tuple, rather than each becoming a field of its own.
+                if (close < 0 && UnclosedTupleEnd(rest, i) is var end and > 0)
+                {
+                    i = end;
                     continue;
                 }
             }
@@ -59,6 +68,29 @@ public static partial class TimeoutMessageReader
         }
 
         return k > j && k < text.Length && text[k] == '=';
+    }
+
+    /// <summary>Where the <c>Name=Value</c> parts after an unclosed <c>(</c> end, or -1 when none follow it.</summary>
+    private static int UnclosedTupleEnd(string text, int open)
+    {
+        var end = -1;
+        var at = open + 1;
+        while (at < text.Length && at - open <= MaxTupleChars)
+        {
+            var comma = text.IndexOf(',', at);
+            var partEnd = comma < 0 ? text.Length : comma;
+            var part = text.AsSpan(at, partEnd - at).Trim();
+            var eq = part.IndexOf('=');
+            if (eq <= 0 || !IsFieldName(part[..eq].TrimEnd()) || part[(eq + 1)..].Trim().ContainsAny(':', ' ', '('))
+            {
+                break;
+            }
+
+            end = partEnd;
+            at = partEnd + 1;
+        }
+
+        return end;
     }
 
     private static bool IsTupleBody(ReadOnlySpan<char> body)
@@ -104,7 +136,7 @@ public static partial class TimeoutMessageReader
         var sep = token.IndexOfAny([':', '=']);
         if (sep > 0 && IsFieldName(token.AsSpan(0, sep).TrimEnd()) && !token.AsSpan(sep).StartsWith("://", StringComparison.Ordinal))
         {
-            var name = token[..sep].TrimEnd();
+            var name = PastedText.FieldName(token[..sep].TrimEnd());
             var value = token[(sep + 1)..];
             builder.AddField(name, FieldValue.Parse(value));
             return;

@@ -1,0 +1,107 @@
+using System.Text.RegularExpressions;
+
+namespace MuxWatch.Timeouts;
+
+/// <summary>
+/// Reads text as people paste it, not as the client wrote it: copied from screenshots (OCR reads
+/// <c>=</c> as <c>-</c>, <c>I</c> as <c>l</c>, <c>0</c> as <c>O</c>), cut off mid-field. Each repair
+/// changes only what cannot be read otherwise, and only towards a name or number the client writes.
+/// </summary>
+/// <remarks>
+/// Hand-written: no library knows the client's vocabulary. A name is repaired only when its OCR
+/// skeleton (<c>0</c>/<c>o</c>, <c>1</c>/<c>l</c>/<c>i</c>/<c>|</c> folded together) matches exactly
+/// one known field, so a field the glossary does not know stays as written.
+/// </remarks>
+internal static partial class PastedText
+{
+    /// <summary>The parts of the IOCP, WORKER and POOL tuples.</summary>
+    private static readonly string[] TupleParts = ["Busy", "Free", "Min", "Max", "Threads", "QueuedItems", "CompletedItems", "Timers"];
+
+    private static readonly Dictionary<string, string?> KnownBySkeleton = BuildSkeletons(
+        FieldGlossary.Names.Concat(["IOCP", "WORKER", "POOL", "Local-CPU", "queue", "qc", "wr", "wq", "ar", "err", "mgr", "inst", "next", "command", "clientName", "serverEndpoint", "keyHashSlot", "outbound", "inbound"]));
+
+    private static readonly Dictionary<string, string?> PartsBySkeleton = BuildSkeletons(TupleParts);
+
+    /// <summary>The field name the client writes that <paramref name="name"/> was read as, or <paramref name="name"/> itself.</summary>
+    public static string FieldName(string name) => Repair(name, KnownBySkeleton);
+
+    /// <summary>The tuple part name (<c>Busy</c>, <c>Min</c>, ...) that <paramref name="name"/> was read as, or itself.</summary>
+    public static string PartName(string name) => Repair(name, PartsBySkeleton);
+
+    /// <summary>
+    /// <c>(Busy-40,Free-32727,Min-8)</c> (OCR's reading of <c>=</c>) back to <c>(Busy=40,...)</c>:
+    /// only a name right after <c>(</c> or <c>,</c> followed by a dash and a number changes.
+    /// </summary>
+    public static string RepairTupleDashes(string text) =>
+        text.Contains('-', StringComparison.Ordinal) ? TupleDash().Replace(text, "$1=") : text;
+
+    /// <summary>A number OCR misread (<c>1O</c>, <c>l5</c>): letters that look like digits, beside at least one digit.</summary>
+    public static string? RepairNumber(ReadOnlySpan<char> text)
+    {
+        if (text.IsEmpty || text.Length > 32 || !text.ContainsAnyInRange('0', '9'))
+        {
+            return null;
+        }
+
+        Span<char> repaired = stackalloc char[text.Length];
+        var changed = false;
+        for (var i = 0; i < text.Length; i++)
+        {
+            var c = text[i];
+            repaired[i] = c switch
+            {
+                'O' or 'o' => '0',
+                'I' or 'l' or '|' => '1',
+                _ when char.IsAsciiDigit(c) || c is '.' or ',' or '-' => c,
+                _ => '\0',
+            };
+            if (repaired[i] == '\0')
+            {
+                return null;
+            }
+
+            changed |= repaired[i] != c;
+        }
+
+        return changed ? new string(repaired) : null;
+    }
+
+    private static string Repair(string name, Dictionary<string, string?> known)
+    {
+        if (known.ContainsValue(name) || !known.TryGetValue(Skeleton(name), out var match) || match is null)
+        {
+            return name;
+        }
+
+        return match;
+    }
+
+    private static Dictionary<string, string?> BuildSkeletons(IEnumerable<string> names)
+    {
+        var map = new Dictionary<string, string?>(StringComparer.Ordinal);
+        foreach (var name in names.Distinct(StringComparer.Ordinal))
+        {
+            var skeleton = Skeleton(name);
+            map[skeleton] = map.TryGetValue(skeleton, out var existing) && existing != name ? null : name; // ambiguous: never repaired to
+        }
+
+        return map;
+    }
+
+    private static string Skeleton(string name) => string.Create(name.Length, name, static (span, source) =>
+    {
+        for (var i = 0; i < source.Length; i++)
+        {
+            var c = char.ToLowerInvariant(source[i]);
+            span[i] = c switch
+            {
+                '0' => 'o',
+                '1' or 'i' or '|' => 'l',
+                _ => c,
+            };
+        }
+    });
+
+    [GeneratedRegex(@"(?<=[(,]\s?)([A-Za-z]{2,16})\s?-\s?(?=[0-9OolI]+\s?[,)])")]
+    private static partial Regex TupleDash();
+}

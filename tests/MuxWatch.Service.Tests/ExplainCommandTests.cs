@@ -15,11 +15,28 @@ public sealed class ExplainCommandTests
         var (exitCode, output, _) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain"), Starved);
 
         Assert.Equal(0, exitCode);
-        Assert.Contains("Cause:    thread-pool-starvation", output, StringComparison.Ordinal);
+        // Read like a maintainer's answer: the cause and how sure, why, what first, what would confirm it.
+        Assert.Contains("Cause:      thread-pool-starvation (high confidence)", output, StringComparison.Ordinal);
+        Assert.Matches(@"Why:\s+WORKER Busy=40 > Min=8 \(strong", output);
+        Assert.Matches(@"First:\s+Threads were busy above the pool minimum", output);
+        Assert.Matches(@"To confirm: muxwatch_threadpool_busy_threads", output);
         Assert.Contains("WORKER Busy=40 > Min=8", output, StringComparison.Ordinal);
         Assert.Contains("IOCP Busy=6 > Min=4", output, StringComparison.Ordinal);
         Assert.Contains("SetMinThreads", output, StringComparison.Ordinal);
         Assert.Matches(@"qs\s+6\s+written, awaiting a reply", output);
+    }
+
+    [Fact]
+    public async Task Explain_says_why_one_cause_won_and_reads_a_pasted_screenshot()
+    {
+        // Issue #2066 as OCR reads a screenshot of it: '=' as '-', 'I' as 'l', '0' as 'O'.
+        const string ocr = "Timeout performing GET (5000ms), next: GET ABCD, lnst: 12, qu: O, qs: O, aw: False, rs: ReadAsync, ws: Idle, in: 22649, serverEndpoint: abcd, mc: 1/1/0, lOCP: (Busy-0,Free-1000,Min-1,Max-1000), W0RKER: (Busy-8,Free-32759,Min-1,Max-32767), v: 2.2.88.56325";
+        var (exitCode, output, _) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain"), ocr);
+
+        Assert.Equal(0, exitCode);
+        Assert.Contains("Cause:      large-payload", output, StringComparison.Ordinal);
+        Assert.Contains("outranks the weak thread-pool starvation", output, StringComparison.Ordinal);
+        Assert.Matches(@"WORKER\s+\(Busy=8,", output); // read under its real name, as the client wrote it
     }
 
     [Fact]

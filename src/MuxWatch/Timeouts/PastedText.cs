@@ -35,10 +35,11 @@ internal static partial class PastedText
     public static string RepairTupleDashes(string text) =>
         text.Contains('-', StringComparison.Ordinal) ? TupleDash().Replace(text, "$1=") : text;
 
-    /// <summary>A number OCR misread (<c>1O</c>, <c>l5</c>): letters that look like digits, beside at least one digit.</summary>
+    /// <summary>A number OCR misread (<c>1O</c>, <c>l5</c>, <c>O</c>): letters that look like digits, beside a digit or alone in a short token.</summary>
     public static string? RepairNumber(ReadOnlySpan<char> text)
     {
-        if (text.IsEmpty || text.Length > 32 || !text.ContainsAnyInRange('0', '9'))
+        // A digit beside the look-alikes, or a short token of look-alikes alone ("qs: O").
+        if (text.IsEmpty || text.Length > 32 || (!text.ContainsAnyInRange('0', '9') && (text.Length > 3 || text.ContainsAnyExcept("OolI|"))))
         {
             return null;
         }

@@ -484,21 +484,21 @@ public static class TimeoutDiagnoser
     public static string ConfirmationFor(TimeoutCause cause) => cause switch
     {
         TimeoutCause.ConnectionLoss =>
-            "muxwatch_connected and muxwatch_connection_events_total (panel: Connection events) show the drop; CLIENT LIST on the server shows whether the app's connections are there.",
+            "muxwatch_connected and muxwatch_connection_events_total (panel 'Reconnects and connection events') show the drop; CLIENT LIST on the server shows whether the app's connections are there.",
         TimeoutCause.ThreadPoolStarvation =>
-            "muxwatch_threadpool_busy_threads above muxwatch_threadpool_min_threads (panel: Thread pool) at the time; dotnet-counters' threadpool-queue-length rising confirms it.",
+            "muxwatch_threadpool_busy_threads above muxwatch_threadpool_min_threads (panels 'Thread pool: busy against minimum' and 'Thread pool queue') at the time; dotnet-counters' threadpool-queue-length rising confirms it.",
         TimeoutCause.LargePayload =>
             "redis-cli --bigkeys (or MEMORY USAGE of the key) finds the large values; SLOWLOG GET shows the command that returned them.",
         TimeoutCause.ClientInputBacklog =>
-            "the app's CPU and GC pauses at the time, and muxwatch_heartbeat_age_seconds rising (panel: Heartbeat age): the reader was late, not the server.",
+            "the app's CPU and GC pauses at the time, and muxwatch_heartbeat_age_seconds rising (panel 'Client heartbeat age'): the reader was late, not the server.",
         TimeoutCause.WriteBacklog =>
-            "muxwatch_pending_unsent (qu) above 0 for a while (panel: Queues), and muxwatch_reconnects_total; network throughput from the app's host.",
+            "muxwatch_pending_unsent (qu) above 0 for a while (panel 'Queued, not written (qu)'), and muxwatch_reconnects_total; network throughput from the app's host.",
         TimeoutCause.ServerStall =>
-            "muxwatch_sent_awaiting_response (qs) rising with nothing inbound (panel: Queues); on the server, SLOWLOG GET 10, LATENCY LATEST and INFO persistence at that minute.",
+            "muxwatch_sent_awaiting_response (qs) rising with nothing inbound (panel 'Sent, awaiting reply (qs)'); on the server, SLOWLOG GET 10, LATENCY LATEST and INFO persistence at that minute.",
         TimeoutCause.SlowCommand =>
-            "the slow-command event in /api/events or SLOWLOG GET on the server, at the time of the timeout.",
+            "the slow-command event in /api/events (panel 'Slowest recent command') or SLOWLOG GET on the server, at the time of the timeout.",
         TimeoutCause.Persistence =>
-            "the BGSAVE or AOF-rewrite event in /api/events (panel: Server events), INFO persistence (latest_fork_usec) on the server.",
+            "the BGSAVE or AOF-rewrite event in /api/events (panel 'BGSAVE and AOF rewrite in progress', timeouts-persistence dashboard), INFO persistence (latest_fork_usec) on the server.",
         TimeoutCause.ClientCpu =>
             "the app host's CPU at the time (node or container metrics), and process_cpu_seconds_total of the app.",
         _ =>

@@ -230,6 +230,27 @@ public sealed class ServerTimelineTests
         Assert.Equal(5, events[0].SlowlogId);
     }
 
+    [Fact]
+    public void Events_added_out_of_order_are_found_by_the_window_they_overlap_and_expire_in_order()
+    {
+        var timeline = new ServerTimeline(Endpoint, TimeSpan.FromHours(1));
+        var now = T0.AddMinutes(10);
+        timeline.Add(new ServerEvent(ServerEventKind.SlowCommand, T0.AddMinutes(5), T0.AddMinutes(5).AddSeconds(1)) { SlowlogId = 2 }, now);
+        timeline.Add(new ServerEvent(ServerEventKind.Bgsave, T0, T0.AddMinutes(6)), now); // a long save, ended after the command
+        timeline.Add(new ServerEvent(ServerEventKind.SlowCommand, T0.AddMinutes(1), T0.AddMinutes(1).AddSeconds(1)) { SlowlogId = 1 }, now); // logged late
+
+        Assert.Equal([ServerEventKind.Bgsave, ServerEventKind.SlowCommand],
+            timeline.Overlapping(T0.AddMinutes(1), T0.AddMinutes(1).AddSeconds(5), now).Select(e => e.Kind)); // by start
+        Assert.Equal([ServerEventKind.Bgsave], timeline.Overlapping(T0.AddMinutes(3), T0.AddMinutes(3).AddSeconds(5), now).Select(e => e.Kind));
+        Assert.Equal(3, timeline.Overlapping(T0, T0.AddMinutes(9), now).Count);
+        Assert.Empty(timeline.Overlapping(T0.AddMinutes(7), T0.AddMinutes(8), now));
+
+        // An hour after the command ended, only the later two are kept.
+        timeline.Add(new ServerEvent(ServerEventKind.SlowCommand, T0.AddMinutes(61).AddSeconds(30), T0.AddMinutes(61).AddSeconds(30)), T0.AddMinutes(61).AddSeconds(30));
+        Assert.DoesNotContain(timeline.Events(), e => e.SlowlogId == 1);
+        Assert.Contains(timeline.Events(), e => e.SlowlogId == 2);
+    }
+
     private (TimeoutPipeline Pipeline, ServerTimelines Timelines, ServerCorrelationStep Correlator) NewPipeline(TimeProvider clock)
     {
         var options = Options.Create(new MuxWatchOptions());

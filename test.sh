@@ -12,6 +12,7 @@ install_prerequisites() {
   command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
   command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
   command -v prometheus-alertmanager >/dev/null 2>&1 || missing+=(prometheus-alertmanager)
+  command -v prometheus-redis-exporter >/dev/null 2>&1 || missing+=(prometheus-redis-exporter)
   command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
   python3 -c "import yaml" >/dev/null 2>&1 || missing+=(python3-yaml)
   command -v curl >/dev/null 2>&1 || missing+=(curl)

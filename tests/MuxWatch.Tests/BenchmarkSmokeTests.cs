@@ -22,6 +22,7 @@ public sealed class BenchmarkSmokeTests
             Assert.Contains("ReadAndDiagnose", output, StringComparison.Ordinal);
             Assert.Contains("ThrowOtherException", output, StringComparison.Ordinal);
             Assert.Contains("ThrowRedisTimeout", output, StringComparison.Ordinal);
+            Assert.Contains("CorrelateOneTimeout", output, StringComparison.Ordinal);
             Assert.DoesNotContain("// ERROR", output, StringComparison.Ordinal);
         }
         finally
@@ -57,5 +58,31 @@ public sealed class BenchmarkSmokeTests
         {
             Assert.Contains(variant, output, StringComparison.Ordinal);
         }
+    }
+
+    [Fact]
+    public async Task The_probe_scaling_run_prints_every_variant_and_the_render_cost()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "probe-scaling", "--counts", "1,2", "--seconds", "1", "--rounds", "1", "--renders", "2", "--per-server", "2");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info, timeout: TimeSpan.FromMinutes(3));
+
+        Assert.True(exitCode == 0, $"exit {exitCode}: {error}\n{output}");
+        foreach (var variant in (string[])["floor (no MuxWatch)", "probe only", "probe + server polling", "half dead, + polling", "render /metrics"])
+        {
+            Assert.Contains(variant, output, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public async Task The_sidecar_scale_run_measures_the_service_and_the_peer_exporter()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "sidecar-scale", "--counts", "2", "--settle-seconds", "1", "--scrapes", "2", "--gc", "default");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info, timeout: TimeSpan.FromMinutes(3));
+
+        Assert.True(exitCode == 0, $"exit {exitCode}: {error}\n{output}");
+        Assert.Contains("MuxWatch sidecar,   2 endpoints", output, StringComparison.Ordinal);
+        Assert.Contains("redis_exporter", output, StringComparison.Ordinal); // test.sh installs prometheus-redis-exporter
     }
 }

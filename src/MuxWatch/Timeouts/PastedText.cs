@@ -17,23 +17,50 @@ internal static partial class PastedText
     /// <summary>The parts of the IOCP, WORKER and POOL tuples.</summary>
     private static readonly string[] TupleParts = ["Busy", "Free", "Min", "Max", "Threads", "QueuedItems", "CompletedItems", "Timers"];
 
-    private static readonly Dictionary<string, string?> KnownBySkeleton = BuildSkeletons(
-        FieldGlossary.Names.Concat(["IOCP", "WORKER", "POOL", "Local-CPU", "queue", "qc", "wr", "wq", "ar", "err", "mgr", "inst", "next", "command", "clientName", "serverEndpoint", "keyHashSlot", "outbound", "inbound"]));
+    private static readonly HashSet<string> KnownFields = new(
+        FieldGlossary.Names.Concat(["IOCP", "WORKER", "POOL", "Local-CPU", "queue", "qc", "wr", "wq", "ar", "err", "mgr", "inst", "next", "command", "clientName", "serverEndpoint", "keyHashSlot", "outbound", "inbound"]),
+        StringComparer.Ordinal);
 
-    private static readonly Dictionary<string, string?> PartsBySkeleton = BuildSkeletons(TupleParts);
+    private static readonly HashSet<string> KnownParts = new(TupleParts, StringComparer.Ordinal);
+
+    private static readonly Dictionary<string, string?> KnownBySkeleton = BuildSkeletons(KnownFields);
+
+    private static readonly Dictionary<string, string?> PartsBySkeleton = BuildSkeletons(KnownParts);
 
     /// <summary>The field name the client writes that <paramref name="name"/> was read as, or <paramref name="name"/> itself.</summary>
-    public static string FieldName(string name) => Repair(name, KnownBySkeleton);
+    public static string FieldName(string name) => KnownFields.Contains(name) ? name : Repair(name, KnownBySkeleton);
 
     /// <summary>The tuple part name (<c>Busy</c>, <c>Min</c>, ...) that <paramref name="name"/> was read as, or itself.</summary>
-    public static string PartName(string name) => Repair(name, PartsBySkeleton);
+    public static string PartName(string name) => KnownParts.Contains(name) ? name : Repair(name, PartsBySkeleton);
 
     /// <summary>
     /// <c>(Busy-40,Free-32727,Min-8)</c> (OCR's reading of <c>=</c>) back to <c>(Busy=40,...)</c>:
     /// only a name right after <c>(</c> or <c>,</c> followed by a dash and a number changes.
     /// </summary>
-    public static string RepairTupleDashes(string text) =>
-        text.Contains('-', StringComparison.Ordinal) ? TupleDash().Replace(text, "$1=") : text;
+    public static string RepairTupleDashes(string text) => HasDashedTuple(text) ? TupleDash().Replace(text, "$1=") : text;
+
+    /// <summary>A cheap look before the regex: a <c>(</c> whose first separator is a dash before a digit, not <c>=</c>.</summary>
+    private static bool HasDashedTuple(string text)
+    {
+        for (var open = text.IndexOf('('); open >= 0; open = text.IndexOf('(', open + 1))
+        {
+            for (var i = open + 1; i < Math.Min(text.Length - 1, open + 24); i++)
+            {
+                var c = text[i];
+                if (c == '-' && (char.IsAsciiDigit(text[i + 1]) || text[i + 1] is 'O' or 'o' or 'l' or 'I' or ' '))
+                {
+                    return true;
+                }
+
+                if (!char.IsAsciiLetterOrDigit(c) && c != ' ')
+                {
+                    break; // '=' (a tuple as the client writes it), or not a tuple at all
+                }
+            }
+        }
+
+        return false;
+    }
 
     /// <summary>A number OCR misread (<c>1O</c>, <c>l5</c>, <c>O</c>): letters that look like digits, beside a digit or alone in a short token.</summary>
     public static string? RepairNumber(ReadOnlySpan<char> text)
@@ -69,7 +96,7 @@ internal static partial class PastedText
 
     private static string Repair(string name, Dictionary<string, string?> known)
     {
-        if (known.ContainsValue(name) || !known.TryGetValue(Skeleton(name), out var match) || match is null)
+        if (!known.TryGetValue(Skeleton(name), out var match) || match is null)
         {
             return name;
         }

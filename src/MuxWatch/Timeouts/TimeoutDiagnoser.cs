@@ -290,8 +290,13 @@ public static class TimeoutDiagnoser
                 break;
             case RedisErrorKind.ConnectionFailure:
                 // A refused password or an unresolvable name is the configuration's, whatever the pool.
-                add(TimeoutCause.ConnectionLoss, report.FailureType is "AuthenticationFailure" or "UnableToResolvePhysicalConnection" ? Weight.Overriding + 1 : Weight.Strong,
-                    report.FailureType is { } type ? $"connection failed ({type})" : "the connection could not be made");
+                var configuration = report.FailureType is "AuthenticationFailure" or "UnableToResolvePhysicalConnection"
+                    || report.Text.Contains("AuthenticationFailure", StringComparison.Ordinal)
+                    || report.Text.Contains("authentication failure", StringComparison.OrdinalIgnoreCase);
+                add(TimeoutCause.ConnectionLoss, configuration ? Weight.Overriding + 1 : Weight.Strong,
+                    report.FailureType is { } type ? $"connection failed ({type})"
+                    : configuration ? "the connection was refused: authentication failed (a configuration problem, not load)"
+                    : "the connection could not be made");
                 break;
             case RedisErrorKind.BacklogTimeout:
                 Add(TimeoutCause.ConnectionLoss, "the command timed out in the backlog: no connection became available");

@@ -394,9 +394,17 @@ public static class TimeoutDiagnoser
         }
 
         var inBytes = report.Number("in") ?? 0;
-        if (inBytes >= FullSocketBytes)
+        var poolAboveMinimum = ((string[])["WORKER", "IOCP"]).Any(pool => report.Field(pool)?.Part("Busy") > report.Field(pool)?.Part("Min"));
+        if (inBytes >= FullSocketBytes && poolAboveMinimum)
         {
-            Add(TimeoutCause.LargePayload, $"in={Format(inBytes)} bytes: the socket buffer is full (>= {Format(FullSocketBytes)})");
+            // A full socket with the pool above its minimum is a reader waiting for a thread, not a big
+            // reply: Azure's troubleshooting guide reads "in: 64221" beside Busy > Min that way.
+            add(TimeoutCause.ThreadPoolStarvation, Weight.Overriding,
+                $"in={Format(inBytes)} bytes fill the socket buffer while the pool is above its minimum: the reader was waiting for a thread");
+        }
+        else if (inBytes >= FullSocketBytes)
+        {
+            Add(TimeoutCause.LargePayload, $"in={Format(inBytes)} bytes: the socket buffer is full (>= {Format(FullSocketBytes)}) with the pool within its minimum: a large reply arriving");
         }
         else if (inBytes >= ArrivingReplyBytes && report.Field("rs")?.Raw is "ReadAsync" && report.Number("qs") is 0)
         {

@@ -108,11 +108,7 @@ internal static class SidecarScale
         }
         finally
         {
-            if (!process.HasExited)
-            {
-                process.Kill(entireProcessTree: true);
-                await process.WaitForExitAsync();
-            }
+            await StopAsync(process);
         }
     }
 
@@ -162,11 +158,16 @@ internal static class SidecarScale
         }
         finally
         {
-            if (!process.HasExited)
-            {
-                process.Kill(entireProcessTree: true);
-                await process.WaitForExitAsync();
-            }
+            await StopAsync(process);
+        }
+    }
+
+    private static async Task StopAsync(Process process)
+    {
+        if (!process.HasExited)
+        {
+            process.Kill(entireProcessTree: true);
+            await process.WaitForExitAsync();
         }
     }
 

@@ -210,6 +210,7 @@ public sealed class ServerTimelineTests
         Assert.Equal(TimeoutCause.Persistence, posted.Diagnosis.Cause);
         Assert.DoesNotContain(TimeoutCause.ServerStall, posted.Diagnosis.Causes);
         Assert.StartsWith("persistence: BGSAVE ran from 12:00:00.0 to 12:00:05.0", posted.Diagnosis.Evidence[0], StringComparison.Ordinal);
+        Assert.Equal(DiagnosisConfidence.Medium, posted.Diagnosis.Confidence); // a save in progress, no fork seen inside the window
     }
 
     [Fact]

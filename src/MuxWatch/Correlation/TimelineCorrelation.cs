@@ -70,7 +70,12 @@ public static class TimelineCorrelation
         if (diagnosis.Cause is TimeoutCause.ServerStall or TimeoutCause.Unknown)
         {
             var causes = serverCauses.Concat(diagnosis.Causes.Where(c => c is not (TimeoutCause.ServerStall or TimeoutCause.Unknown))).Distinct().ToList();
-            return new TimeoutDiagnosis(causes[0], causes, [.. lines, .. diagnosis.Evidence], TimeoutDiagnoser.AdviceFor(causes[0]));
+            // The server's own record of what ran in the window: a fork or a slow command inside it holds
+            // firmly; a save merely in progress, or a restart, less so.
+            return new TimeoutDiagnosis(causes[0], causes, [.. lines, .. diagnosis.Evidence], TimeoutDiagnoser.AdviceFor(causes[0]))
+            {
+                Confidence = ordered[0].Rank <= 1 ? DiagnosisConfidence.High : DiagnosisConfidence.Medium,
+            };
         }
 
         // A client-side cause with its own evidence keeps priority; the server's are contributing.

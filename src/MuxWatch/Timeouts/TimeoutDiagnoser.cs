@@ -229,11 +229,11 @@ public static class TimeoutDiagnoser
                 + (others.Count > 1 ? $"; also present: {names}" : string.Empty);
         }
 
-        var heavier = others.Where(c => found[c].Weight < weight).Select(c => c.ToName()).ToList();
+        var lighter = others.Where(c => found[c].Weight < weight).Select(c => c.ToName()).ToList();
         var equal = others.Where(c => found[c].Weight == weight).Select(c => c.ToName()).ToList();
         return equal.Count > 0
             ? $"why: {primary.ToName()} comes first among equally strong signs ({string.Join(", ", equal)}) by the documented order; treat them together"
-            : $"why: {primary.ToName()} has the strongest evidence; {string.Join(", ", heavier)} {(heavier.Count == 1 ? "is" : "are")} weaker here and may be its effect";
+            : $"why: {primary.ToName()} has the strongest evidence; {string.Join(", ", lighter)} {(lighter.Count == 1 ? "is" : "are")} weaker here and may be its effect";
     }
 
     /// <summary>One line of advice for a cause.</summary>

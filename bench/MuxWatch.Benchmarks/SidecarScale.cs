@@ -72,11 +72,7 @@ internal static class SidecarScale
             info.Environment["DOTNET_gcServer"] = "0";
         }
 
-        using var process = Process.Start(info) ?? throw new InvalidOperationException("the service did not start");
-        process.OutputDataReceived += (_, _) => { };
-        process.ErrorDataReceived += (_, _) => { };
-        process.BeginOutputReadLine();
-        process.BeginErrorReadLine();
+        using var process = StartDiscardingOutput(info, "the service");
         using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}"), Timeout = TimeSpan.FromSeconds(30) };
         try
         {
@@ -122,15 +118,7 @@ internal static class SidecarScale
         }
 
         var port = FreePort.Next();
-        using var process = Process.Start(new ProcessStartInfo(Exporter, ["-web.listen-address", $"127.0.0.1:{port}"])
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-        }) ?? throw new InvalidOperationException("redis_exporter did not start");
-        process.OutputDataReceived += (_, _) => { };
-        process.ErrorDataReceived += (_, _) => { };
-        process.BeginOutputReadLine();
-        process.BeginErrorReadLine();
+        using var process = StartDiscardingOutput(new ProcessStartInfo(Exporter, ["-web.listen-address", $"127.0.0.1:{port}"]), "redis_exporter");
         using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}"), Timeout = TimeSpan.FromSeconds(30) };
         try
         {
@@ -160,6 +148,19 @@ internal static class SidecarScale
         {
             await StopAsync(process);
         }
+    }
+
+    /// <summary>Starts a process whose output is read and dropped, so a full pipe never blocks it.</summary>
+    private static Process StartDiscardingOutput(ProcessStartInfo info, string what)
+    {
+        info.RedirectStandardOutput = true;
+        info.RedirectStandardError = true;
+        var process = Process.Start(info) ?? throw new InvalidOperationException($"{what} did not start");
+        process.OutputDataReceived += (_, _) => { };
+        process.ErrorDataReceived += (_, _) => { };
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        return process;
     }
 
     private static async Task StopAsync(Process process)

@@ -7,10 +7,9 @@ namespace MuxWatch.Timeouts;
 /// only that generation writes; some fields change meaning or stop being filled between generations.
 /// </summary>
 /// <param name="Name">How the evidence names it, e.g. <c>3.x (v: 3.1.31.17473)</c>.</param>
-/// <param name="Major">The major version when the message says it.</param>
 /// <param name="QueueCountUnreliable">True when <c>qs</c> is written 0 even with replies outstanding (3.x, measured on 3.4.35).</param>
 /// <param name="Note">What the generation changes about reading this message, when anything.</param>
-internal sealed record ClientGeneration(string Name, int? Major, bool QueueCountUnreliable, string? Note)
+internal sealed record ClientGeneration(string Name, bool QueueCountUnreliable, string? Note)
 {
     public static ClientGeneration Of(RedisErrorReport report)
     {
@@ -18,17 +17,17 @@ internal sealed record ClientGeneration(string Name, int? Major, bool QueueCount
         {
             var name = $"{major}.x (v: {version})";
             return major >= 3
-                ? new ClientGeneration(name, major, true, report.Number("qs") is 0 ? "this generation writes qs: 0 while replies are still awaited, so qs: 0 is not read as nothing outstanding" : null)
-                : new ClientGeneration(name, major, false, null);
+                ? new ClientGeneration(name, true, report.Number("qs") is 0 ? "this generation writes qs: 0 while replies are still awaited, so qs: 0 is not read as nothing outstanding" : null)
+                : new ClientGeneration(name, false, null);
         }
 
         // 1.x wrote queue, qc, wr, wq and ar (and mgr as a state); 2.x replaced them with aw, rs, ws and the pipes.
         if (report.Field("queue") is not null || report.Field("qc") is not null || report.Field("ar") is not null)
         {
-            return new ClientGeneration("1.x (by its fields: queue, qc, wr, ar)", 1, false,
+            return new ClientGeneration("1.x (by its fields: queue, qc, wr, ar)", false,
                 report.Field("WORKER") is null ? "1.x on .NET Core leaves out the thread-pool figures" : null);
         }
 
-        return new ClientGeneration("a client that does not say its version", null, false, null);
+        return new ClientGeneration("a client that does not say its version", false, null);
     }
 }

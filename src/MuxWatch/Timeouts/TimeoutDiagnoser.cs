@@ -85,6 +85,9 @@ public static class TimeoutDiagnoser
 
         /// <summary>Strong starvation: it explains a lost heartbeat, a stuck reader and a stuck writer as well.</summary>
         Overriding = 4,
+
+        /// <summary>A configuration failure (a refused password, an unresolvable name): no load causes it.</summary>
+        Configuration = 5,
     }
 
     /// <summary>Diagnoses one read message.</summary>
@@ -293,7 +296,7 @@ public static class TimeoutDiagnoser
                 var configuration = report.FailureType is "AuthenticationFailure" or "UnableToResolvePhysicalConnection"
                     || report.Text.Contains("AuthenticationFailure", StringComparison.Ordinal)
                     || report.Text.Contains("authentication failure", StringComparison.OrdinalIgnoreCase);
-                add(TimeoutCause.ConnectionLoss, configuration ? Weight.Overriding + 1 : Weight.Strong,
+                add(TimeoutCause.ConnectionLoss, configuration ? Weight.Configuration : Weight.Strong,
                     report.FailureType is { } type ? $"connection failed ({type})"
                     : configuration ? "the connection was refused: authentication failed (a configuration problem, not load)"
                     : "the connection could not be made");

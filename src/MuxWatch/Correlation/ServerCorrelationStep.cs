@@ -24,9 +24,6 @@ internal sealed class ServerCorrelationStep : ITimeoutStep, IPeriodicProbe, IDis
     /// <summary>The most timeouts waiting at once; past it, a timeout is settled with what is known.</summary>
     internal const int MaxPending = 10_000;
 
-    /// <summary>The window of a message with neither a timeout nor an elapsed figure: the client's default timeout.</summary>
-    private static readonly TimeSpan DefaultWindow = TimeSpan.FromSeconds(5);
-
     private readonly ServerTimelines _timelines;
     private readonly TimeProvider _time;
     private readonly IOptions<MuxWatchOptions> _options;
@@ -55,7 +52,7 @@ internal sealed class ServerCorrelationStep : ITimeoutStep, IPeriodicProbe, IDis
             return;
         }
 
-        var (from, to) = Window(timeout.Observation);
+        var (from, to) = WaitingWindow.Of(timeout.Observation);
         timeout.Diagnosis = Correlate(before, timeline, from, to);
         var settleTimeout = _options.Value.CorrelationSettleTimeout;
         if (IsComplete(timeline, to) || settleTimeout <= TimeSpan.Zero || _pending.Count >= MaxPending)
@@ -90,17 +87,6 @@ internal sealed class ServerCorrelationStep : ITimeoutStep, IPeriodicProbe, IDis
     }
 
     public void Dispose() => _timelines.Polled -= OnPolled;
-
-    /// <summary>
-    /// When the request waited: from the catch time back by the message's elapsed figure (async) or its
-    /// timeout (sync), to the catch. The same window as <see cref="ObservedTimeout.WaitingSince"/>.
-    /// </summary>
-    internal static (DateTimeOffset From, DateTimeOffset To) Window(TimeoutObservation observation)
-    {
-        var waited = observation.Report.ElapsedMilliseconds ?? observation.Report.TimeoutMilliseconds;
-        var span = waited is > 0 and < 86_400_000 ? TimeSpan.FromMilliseconds(waited.Value) : DefaultWindow;
-        return (observation.Time - DateTimeOffset.MinValue > span ? observation.Time - span : DateTimeOffset.MinValue, observation.Time);
-    }
 
     private static bool IsComplete(ServerTimeline timeline, DateTimeOffset caught) => timeline.CompleteThrough is { } through && through >= caught;
 

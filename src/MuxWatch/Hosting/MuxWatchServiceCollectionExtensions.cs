@@ -50,6 +50,8 @@ public static class MuxWatchServiceCollectionExtensions
 
         // The pipeline: steps in DI order within a stage, sinks in DI order.
         services.AddSingleton<TimeoutPipeline>();
+        services.AddSingleton<ThreadPoolHistory>();
+        services.AddSingleton<ITimeoutStep, ThreadPoolBeforeWaitStep>();
         services.AddSingleton<ITimeoutStep, MessageRulesStep>();
         services.AddSingleton<ServerTimelines>();
         services.AddSingleton<ServerCorrelationStep>();

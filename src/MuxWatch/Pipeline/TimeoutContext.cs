@@ -26,6 +26,9 @@ public sealed class TimeoutContext
     /// <summary>The endpoint's counters sampled from the live multiplexer (in-process sources only).</summary>
     public LiveCounters? LiveCounters { get; set; }
 
+    /// <summary>The thread pool as MuxWatch sampled it just before the request started waiting (in-process sources only).</summary>
+    public ThreadPoolSnapshot? ThreadPoolBeforeWait { get; set; }
+
     /// <summary>The diagnosis so far; a later step may replace it (the correlator refines <c>server-stall</c>).</summary>
     public TimeoutDiagnosis? Diagnosis { get; set; }
 

@@ -11,6 +11,13 @@ namespace MuxWatch.Timeouts;
 /// <param name="Note">What the generation changes about reading this message, when anything.</param>
 internal sealed record ClientGeneration(string Name, bool QueueCountUnreliable, string? Note)
 {
+    /// <summary>
+    /// True for 3.x: it drops a connection itself when a server leaves it unanswered for about 4 s (measured
+    /// on 3.4.35 with asyncTimeout=500 and DEBUG SLEEP 5; 2.6.90 and 2.7.27 keep the connection), so
+    /// <c>conn-sec: n/a</c> and a backlog timeout also follow a server stall, not only a lost network.
+    /// </summary>
+    public bool DropsUnansweredConnections => QueueCountUnreliable;
+
     public static ClientGeneration Of(RedisErrorReport report)
     {
         if (report.Field("v")?.Raw is { } version && int.TryParse(version.AsSpan(0, Math.Max(0, version.IndexOf('.'))), NumberStyles.None, CultureInfo.InvariantCulture, out var major))

@@ -1,4 +1,5 @@
 using System.Globalization;
+using Weight = MuxWatch.Timeouts.EvidenceWeight;
 
 namespace MuxWatch.Timeouts;
 
@@ -56,6 +57,12 @@ public static class TimeoutDiagnoser
     /// <summary>The client machine's CPU from which it counts as contributing.</summary>
     public const double BusyCpuPercent = 75;
 
+    /// <summary>
+    /// How late past its timeout (beyond twice the timeout) an async timeout must be noticed to count as
+    /// stuck: the client checks on a one-second heartbeat, so up to about a second late is normal.
+    /// </summary>
+    public const double LateCheckMilliseconds = 2000;
+
     /// <summary>Bytes waiting in the socket (<c>in</c>) from which a backlog of unread replies is clear, not incidental.</summary>
     public const double ClearInputBytes = 1024;
 
@@ -71,25 +78,6 @@ public static class TimeoutDiagnoser
         TimeoutCause.ServerStall,
     ];
 
-    /// <summary>How much a finding weighs: the primary cause is the heaviest, ties broken by <see cref="PriorityOrder"/>.</summary>
-    private enum Weight
-    {
-        /// <summary>Present but incidental: a byte or two unread, Busy one over Min.</summary>
-        Weak = 1,
-
-        /// <summary>A clear sign of the cause.</summary>
-        Clear = 2,
-
-        /// <summary>Conclusive on its own.</summary>
-        Strong = 3,
-
-        /// <summary>Strong starvation: it explains a lost heartbeat, a stuck reader and a stuck writer as well.</summary>
-        Overriding = 4,
-
-        /// <summary>A configuration failure (a refused password, an unresolvable name): no load causes it.</summary>
-        Configuration = 5,
-    }
-
     /// <summary>Diagnoses one read message.</summary>
     /// <param name="report">What the message said.</param>
     /// <param name="sampledThreadPool">
@@ -100,7 +88,13 @@ public static class TimeoutDiagnoser
     /// The endpoint's counters read from the live multiplexer when it was caught. They stand in for
     /// <c>qs</c>/<c>qu</c> where the text says 0 or nothing: 3.4.35 writes <c>qs: 0</c> while replies are outstanding.
     /// </param>
-    public static TimeoutDiagnosis Diagnose(RedisErrorReport report, ThreadPoolSnapshot? sampledThreadPool = null, LiveCounters? live = null)
+    /// <param name="poolBeforeWait">
+    /// The thread pool as MuxWatch sampled it just before the request started waiting (in-process only).
+    /// Starvation that was not there then arose while the request waited: when replies stop, the calls
+    /// waiting for them time out together and their continuations queue on the pool, so load that
+    /// appears during the wait is weighed as a possible consequence, not as the cause.
+    /// </param>
+    public static TimeoutDiagnosis Diagnose(RedisErrorReport report, ThreadPoolSnapshot? sampledThreadPool = null, LiveCounters? live = null, ThreadPoolSnapshot? poolBeforeWait = null)
     {
         ArgumentNullException.ThrowIfNull(report);
         var found = new Dictionary<TimeoutCause, (Weight Weight, List<string> Lines)>();
@@ -117,17 +111,18 @@ public static class TimeoutDiagnoser
         }
 
         var generation = ClientGeneration.Of(report);
-        CheckConnection(report, live, Add);
-        CheckThreadPool(report, Add);
+        CheckConnection(report, generation, live, Add);
+        CheckThreadPool(report, poolBeforeWait, Add);
         if (sampledThreadPool is { } pool && report.Field("WORKER") is null && report.Field("IOCP") is null)
         {
-            CheckSampledThreadPool(pool, Add);
+            CheckSampledThreadPool(pool, poolBeforeWait, Add);
         }
 
         CheckClientCpu(report, Add);
         CheckPayload(report, Add);
         CheckClientInput(report, Add);
         CheckWriteSide(report, live, Add);
+        CheckLateTimeout(report, Add);
 
         // "The server did not answer" holds only when the client was able to read and nothing large was
         // in the way: a starved pool, a busy reader or a big reply explains unanswered requests as well.
@@ -177,6 +172,7 @@ public static class TimeoutDiagnoser
         return new TimeoutDiagnosis(primary, causes, evidence, AdviceFor(primary))
         {
             Confidence = ConfidenceOf(primary, causes, found),
+            Weights = found.ToDictionary(entry => entry.Key, entry => entry.Value.Weight),
         };
     }
 
@@ -225,6 +221,12 @@ public static class TimeoutDiagnoser
             return $"why: strong thread-pool starvation outranks {names}: on a starved pool the heartbeat, the reader and the writer wait for threads too, so it explains them (the maintainers' reading in such reports)";
         }
 
+        if (primary == TimeoutCause.ThreadPoolStarvation && weight == Weight.Weak && found.TryGetValue(TimeoutCause.ServerStall, out var stall) && stall.Weight == Weight.Weak)
+        {
+            return "why: the pool is above its minimum and only qs points at the server, so thread-pool throttling is the documented reading (Timeouts.md); "
+                + "server-stall stays a candidate: the server's slow log, or MuxWatch's live counters in-process, decide between them";
+        }
+
         var weakStarvation = found.TryGetValue(TimeoutCause.ThreadPoolStarvation, out var starvation) && starvation.Weight == Weight.Weak;
         if (weakStarvation && primary != TimeoutCause.ThreadPoolStarvation)
         {
@@ -264,15 +266,19 @@ public static class TimeoutDiagnoser
             "The message carries too little to decide: keep IncludeDetailInExceptions on and use a recent client, whose messages carry qs, in and the thread-pool figures.",
     };
 
-    private static void CheckConnection(RedisErrorReport report, LiveCounters? live, Action<TimeoutCause, Weight, string> add)
+    private static void CheckConnection(RedisErrorReport report, ClientGeneration generation, LiveCounters? live, Action<TimeoutCause, Weight, string> add)
     {
         void Add(TimeoutCause cause, string evidence) => add(cause, Weight.Strong, evidence);
 
         // 2.x and 3.x queue commands in a backlog while disconnected, so a dead server gives a timeout,
-        // not a connection error: "conn-sec: n/a" says the connection was not up.
+        // not a connection error: "conn-sec: n/a" says the connection was not up when the message was
+        // written (every generation writes n/a exactly when its bridge has no connected time: never
+        // connected, lost, or, on 3.x, dropped by the client itself after seconds without a reply).
         if (report.Field("conn-sec")?.Raw is "n/a")
         {
-            Add(TimeoutCause.ConnectionLoss, "conn-sec: n/a: the connection was not up");
+            Add(TimeoutCause.ConnectionLoss, generation.DropsUnansweredConnections
+                ? $"conn-sec: n/a: the connection was down when the message was written; {generation.Name} also drops a connection itself after about 4 s without a reply, so a server stall ends this way too (the server's timeline tells which)"
+                : "conn-sec: n/a: the connection was not up");
         }
         else if (live is { Connected: false })
         {
@@ -280,10 +286,20 @@ public static class TimeoutDiagnoser
         }
 
         // The reader never started: the connection was never made (a firewall, TLS or a wrong port; a
-        // maintainer's reading of "rs: NotStarted, qu: 1" in issue #2513, which was a firewall).
+        // maintainer's reading of "rs: NotStarted, qu: 1" in issue #2513, which was a firewall). With a
+        // connected time beside it (3.4.35 writes "rs: NotStarted, conn-sec: 0" just after re-making a
+        // connection, measured), it is a connection being re-made, not one that never was.
         if (report.Field("rs")?.Raw is "NotStarted")
         {
-            Add(TimeoutCause.ConnectionLoss, "rs: NotStarted: the reader never started, so the connection was never made (a firewall, TLS or port problem; newer clients say which)");
+            if (report.Number("conn-sec") is { } seconds)
+            {
+                add(TimeoutCause.ConnectionLoss, Weight.Clear,
+                    $"rs: NotStarted with conn-sec: {Format(seconds)}: a connection just re-made whose reader had not started yet");
+            }
+            else
+            {
+                Add(TimeoutCause.ConnectionLoss, "rs: NotStarted: the reader never started, so the connection was never made (a firewall, TLS or port problem; newer clients say which)");
+            }
         }
 
         switch (report.Kind)
@@ -302,7 +318,10 @@ public static class TimeoutDiagnoser
                     : "the connection could not be made");
                 break;
             case RedisErrorKind.BacklogTimeout:
-                Add(TimeoutCause.ConnectionLoss, "the command timed out in the backlog: no connection became available");
+                Add(TimeoutCause.ConnectionLoss,
+                    generation.DropsUnansweredConnections && !report.Text.Contains("Last Connection Exception", StringComparison.Ordinal)
+                        ? $"the command timed out in the backlog: no connection became available, and no connection error is named: {generation.Name} had dropped the connection itself (it does after about 4 s without a reply)"
+                        : "the command timed out in the backlog: no connection became available");
                 break;
             default:
                 if (report.ExceptionType?.EndsWith("RedisConnectionException", StringComparison.Ordinal) == true)
@@ -314,20 +333,21 @@ public static class TimeoutDiagnoser
         }
     }
 
-    private static void CheckThreadPool(RedisErrorReport report, Action<TimeoutCause, Weight, string> add)
+    private static void CheckThreadPool(RedisErrorReport report, ThreadPoolSnapshot? beforeWait, Action<TimeoutCause, Weight, string> add)
     {
         var starved = false;
         var queued = report.Field("POOL")?.Part("QueuedItems") ?? 0;
         foreach (var pool in (string[])["WORKER", "IOCP"])
         {
             var tuple = report.Field(pool);
-            if (tuple?.Part("Busy") is { } busy && tuple.Part("Min") is { } min && busy > min)
+            if (tuple?.Part("Busy") is { } busy && tuple.Part("Min") is { } min && Starvation(busy, min, queued) is { } strong)
             {
-                var strong = busy - min >= StrongStarvationExcess || queued >= StrongStarvationQueuedItems;
                 var why = busy - min >= StrongStarvationExcess ? $"{Format(busy - min)} over the minimum, work waited seconds for threads"
+                    : busy <= min ? $"every thread up to the minimum busy with {Format(queued)} work items queued: from here the pool adds one thread about every 500 ms"
                     : strong ? $"{Format(busy - min)} over the minimum with {Format(queued)} work items queued"
                     : $"{Format(busy - min)} over the minimum, little delay from that alone";
-                add(TimeoutCause.ThreadPoolStarvation, strong ? Weight.Overriding : Weight.Weak, $"{pool} Busy={Format(busy)} > Min={Format(min)} ({(strong ? "strong" : "weak")}: {why})");
+                var relation = busy > min ? ">" : "=";
+                AddStarvation(add, strong, beforeWait, $"{pool} Busy={Format(busy)} {relation} Min={Format(min)} ({(strong ? "strong" : "weak")}: {why})");
                 starved = true;
             }
         }
@@ -346,20 +366,53 @@ public static class TimeoutDiagnoser
         }
     }
 
-    private static void CheckSampledThreadPool(ThreadPoolSnapshot pool, Action<TimeoutCause, Weight, string> add)
+    /// <summary>
+    /// Whether a pool is starved and how strongly: null when it is not; strong at ten or more busy over
+    /// the minimum, or with every thread up to the minimum busy and 20 or more items queued (the pool adds
+    /// a thread only about every 500 ms from there, so hundreds queued at the minimum is starvation at its
+    /// start); weak for a few over the minimum with little queued.
+    /// </summary>
+    private static bool? Starvation(double busy, double min, double queued) =>
+        busy - min >= StrongStarvationExcess || (busy >= min && queued >= StrongStarvationQueuedItems) ? true
+        : busy > min ? false
+        : null;
+
+    /// <summary>
+    /// Adds a starvation finding, weighed against the pool sampled just before the request started to
+    /// wait: starvation that was not there then arose during the wait, which is what a stall does (the calls
+    /// waiting on it time out together and their continuations queue), so it weighs as a sign a server
+    /// stall also explains (clear, or weak when weak), never as overriding.
+    /// </summary>
+    private static void AddStarvation(Action<TimeoutCause, Weight, string> add, bool strong, ThreadPoolSnapshot? beforeWait, string line)
+    {
+        if (beforeWait is { } before && !IsStarved(before))
+        {
+            add(TimeoutCause.ThreadPoolStarvation, strong ? Weight.Clear : Weight.Weak,
+                $"{line}; arose while the request waited (just before, the pool was WORKER Busy={before.WorkerBusy}/Min={before.WorkerMin} with {before.QueueLength} queued): load that appears because replies stopped may be a consequence, not the cause");
+            return;
+        }
+
+        add(TimeoutCause.ThreadPoolStarvation, strong ? Weight.Overriding : Weight.Weak,
+            beforeWait is not null ? $"{line}; already so before the request started waiting (sampled by MuxWatch)" : line);
+    }
+
+    private static bool IsStarved(ThreadPoolSnapshot pool) =>
+        Starvation(pool.WorkerBusy, pool.WorkerMin, pool.QueueLength) is not null || Starvation(pool.IoBusy, pool.IoMin, 0) is not null;
+
+    private static void CheckSampledThreadPool(ThreadPoolSnapshot pool, ThreadPoolSnapshot? beforeWait, Action<TimeoutCause, Weight, string> add)
     {
         const string sampled = "(sampled by MuxWatch when the exception was thrown)";
-        foreach (var (name, busy, min) in ((string, int, int)[])[("WORKER", pool.WorkerBusy, pool.WorkerMin), ("IOCP", pool.IoBusy, pool.IoMin)])
+        var starved = false;
+        foreach (var (name, busy, min, queued) in ((string, int, int, long)[])[("WORKER", pool.WorkerBusy, pool.WorkerMin, pool.QueueLength), ("IOCP", pool.IoBusy, pool.IoMin, 0)])
         {
-            if (busy > min)
+            if (Starvation(busy, min, queued) is { } strong)
             {
-                var strong = busy - min >= StrongStarvationExcess || pool.QueueLength >= StrongStarvationQueuedItems;
-                add(TimeoutCause.ThreadPoolStarvation, strong ? Weight.Overriding : Weight.Weak,
-                    $"{name} Busy={busy} > Min={min} {sampled}, {(strong ? "strong" : "weak")}");
+                AddStarvation(add, strong, beforeWait, $"{name} Busy={busy} {(busy > min ? ">" : "=")} Min={min} {sampled}, {(strong ? "strong" : "weak")}");
+                starved = true;
             }
         }
 
-        if (pool.IsStarved && pool.QueueLength > 0)
+        if (starved && pool.QueueLength > 0)
         {
             add(TimeoutCause.ThreadPoolStarvation, Weight.Weak, $"{pool.QueueLength} work items waiting for a thread {sampled}");
         }
@@ -457,6 +510,38 @@ public static class TimeoutDiagnoser
         }
     }
 
+    /// <summary>
+    /// An async timeout noticed far later than its timeout (<c>20969ms elapsed, timeout is 2000ms</c>): the
+    /// client checks async timeouts on a timer that needs a pool thread, so a check many timeouts late says
+    /// the pool was exhausted (a maintainer's reading in #1092) or, with commands queued unwritten, that the
+    /// writer or the connection was stuck for that long.
+    /// </summary>
+    private static void CheckLateTimeout(RedisErrorReport report, Action<TimeoutCause, Weight, string> add)
+    {
+        if (report.ElapsedMilliseconds is not { } elapsed || report.TimeoutMilliseconds is not { } timeout || timeout <= 0
+            || elapsed - timeout < Math.Max(2 * timeout, LateCheckMilliseconds))
+        {
+            return;
+        }
+
+        var late = $"{Format(elapsed)} ms elapsed against a {Format(timeout)} ms timeout ({Format(Math.Round(elapsed / timeout, 1))}x)";
+        if (report.Number("qu") is > 0)
+        {
+            add(TimeoutCause.WriteBacklog, Weight.Strong,
+                $"{late} with qu: {Format(report.Number("qu")!.Value)} queued unwritten: the writer or the connection was stuck for many timeouts' worth of time");
+        }
+        else if (((string[])["WORKER", "IOCP"]).Any(pool => report.Field(pool)?.Part("Busy") > report.Field(pool)?.Part("Min")))
+        {
+            add(TimeoutCause.ThreadPoolStarvation, Weight.Clear,
+                $"{late}: async timeouts are checked on a timer that needs a pool thread, so a check this late says the pool was exhausted");
+        }
+        else
+        {
+            add(TimeoutCause.WriteBacklog, Weight.Weak,
+                $"{late}: the timeout was noticed many timeouts late; the connection or the client's own timer was stuck");
+        }
+    }
+
     private static void CheckServerStall(RedisErrorReport report, ThreadPoolSnapshot? sampled, LiveCounters? live, Action<TimeoutCause, Weight, string> add)
     {
         var sent = report.Number("qs") ?? 0;
@@ -488,11 +573,25 @@ public static class TimeoutDiagnoser
             ? "the message does not say whether bytes arrived"
             : report.Number("inbound") is { } inbound and > 0 ? $"nothing waiting to be read (inbound={Format(inbound)}KiB were earlier replies)" : "nothing arrived";
         var abovePool = (string[])["WORKER", "IOCP"];
-        var pool = abovePool.Any(name => report.Field(name)?.Part("Busy") > report.Field(name)?.Part("Min"))
+        var poolAboveMinimum = abovePool.Any(name => report.Field(name)?.Part("Busy") > report.Field(name)?.Part("Min"));
+        var pool = poolAboveMinimum
             ? "thread pool only a little above its minimum"
             : report.Field("WORKER") is not null || report.Field("IOCP") is not null
             ? "thread pool within its minimum"
             : sampled is not null ? "thread pool within its minimum (sampled by MuxWatch)" : "no thread-pool figures to blame";
+
+        // qs above 0 is in nearly every timeout: a symptom, not proof the server stalled. When only the text
+        // says so (no live counters, no earlier replies arriving while this one did not) and the pool is above
+        // its minimum, the documented reading is thread-pool throttling (Timeouts.md's own worked example:
+        // "qs: 6, in: 0, IOCP: (Busy=6,...,Min=4,...)"): the stall is held weakly, and the pool comes first.
+        var onlyTheText = live is null && sentFrom.Length == 0 && report.Number("inbound") is not > 0;
+        if (poolAboveMinimum && onlyTheText)
+        {
+            add(TimeoutCause.ServerStall, Weight.Weak,
+                $"qs={Format(sent)} sent and unanswered, {nothingArrived}, {pool}: qs above 0 is in nearly every timeout, so with the pool above its minimum it is no proof the server stalled");
+            return;
+        }
+
         add(TimeoutCause.ServerStall, Weight.Clear, $"qs={Format(sent)}{sentFrom} sent and unanswered, {nothingArrived}, {pool}");
     }
 

@@ -13,4 +13,16 @@ public sealed record TimeoutDiagnosis(
 {
     /// <summary>How firmly the evidence holds <see cref="Cause"/>: high for one strong sign alone, low for weak or tied signs.</summary>
     public DiagnosisConfidence Confidence { get; init; } = DiagnosisConfidence.Medium;
+
+    /// <summary>
+    /// How much each cause's evidence weighed when the message rules ran. The server correlation reads it:
+    /// a cause held only weakly or clearly (or a lost connection) can be the consequence of a server that
+    /// was blocked over the wait; a strong one has evidence of its own.
+    /// </summary>
+    public IReadOnlyDictionary<TimeoutCause, EvidenceWeight> Weights { get; init; } = NoWeights;
+
+    private static readonly IReadOnlyDictionary<TimeoutCause, EvidenceWeight> NoWeights = new Dictionary<TimeoutCause, EvidenceWeight>();
+
+    /// <summary>The weight of <paramref name="cause"/>'s evidence, <see cref="EvidenceWeight.None"/> when it has none.</summary>
+    public EvidenceWeight WeightOf(TimeoutCause cause) => Weights.TryGetValue(cause, out var weight) ? weight : EvidenceWeight.None;
 }

@@ -193,10 +193,24 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// A newly seen endpoint: its series, and its counters with known labels exported at 0. A multiplexer
+    /// MuxWatch made (a sidecar target) times out only in the probe; an app's also in the app's own calls.
+    /// </summary>
+    private EndpointState NewEndpoint(string endpoint)
+    {
+        _metrics.InitializeEndpoint(Name, endpoint, _eventEndpoints.Admit(endpoint), _registration.Owned ? ProbeOnly : AppAndProbe);
+        return new EndpointState(_metrics, Name, endpoint);
+    }
+
+    private static readonly string[] ProbeOnly = [TimeoutSources.Probe];
+
+    private static readonly string[] AppAndProbe = [TimeoutSources.FirstChance, TimeoutSources.Probe];
+
     private bool SampleServer(IServer server, DateTimeOffset now, bool ping, TimeSpan probeTimeout, CancellationToken stopping)
     {
         var endpoint = EndpointText.Of(server.EndPoint);
-        var state = _endpoints.GetOrAdd(endpoint, static (key, self) => new EndpointState(self._metrics, self.Name, key), this);
+        var state = _endpoints.GetOrAdd(endpoint, static (key, self) => self.NewEndpoint(key), this);
         var connected = server.IsConnected;
         var counters = server.GetCounters();
         state.Remember(now, counters.Interactive.SentItemsAwaitingResponse, counters.Interactive.PendingUnsentItems);

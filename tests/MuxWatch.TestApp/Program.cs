@@ -2,6 +2,11 @@
 //   MuxWatch.TestApp starve <host:port>   starve the pool until a real GET times out; print each recorded timeout as a JSON line,
 //                                        then the metrics MuxWatch exported while the pool was starved, each line prefixed "metrics: "
 //   MuxWatch.TestApp storm <count>        throw <count> distinct RedisTimeoutExceptions on 4 threads; print what MuxWatch accounted for
+//   MuxWatch.TestApp stall <host:port> [bgsave]
+//                                        an app on its own default pool (2 cores: minimum 2) watching its multiplexer at the defaults:
+//                                        50 async GETs and a sync GET in flight while the server sleeps in DEBUG SLEEP 2 (with a BGSAVE
+//                                        sent just before it, if asked, whose fork falls inside the wait); print each recorded timeout as a JSON line once all are settled, then
+//                                        "thrown: N" and the muxwatch_timeouts_total lines, each prefixed "metrics: "
 using System.Reflection;
 using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
@@ -25,6 +30,15 @@ if (args is ["starve", var watchedEndpoint])
     watched.AddMultiplexer("app", $"{watchedEndpoint},syncTimeout=1000");
 }
 
+ConnectionMultiplexer? stallingApp = null;
+if (args is ["stall", var stallEndpoint, ..])
+{
+    // The app's own multiplexer, observed as an app registers it; the probe and the server poll at their defaults.
+    builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:01";
+    stallingApp = await ConnectionMultiplexer.ConnectAsync($"{stallEndpoint},syncTimeout=500,asyncTimeout=500,abortConnect=false");
+    watched.AddMultiplexer("app", _ => stallingApp);
+}
+
 using var host = builder.Build();
 await host.StartAsync();
 
@@ -32,9 +46,15 @@ var exitCode = args switch
 {
     ["starve", var endpoint] => await StarveAsync(host.Services, endpoint, registry),
     ["storm", var count] when int.TryParse(count, out var n) && n > 0 => await StormAsync(host.Services, n),
+    ["stall", var endpoint, .. var rest] => await StallAsync(host.Services, stallingApp!, endpoint, rest is ["bgsave"], registry),
     _ => 2,
 };
 await host.StopAsync();
+if (stallingApp is not null)
+{
+    await stallingApp.DisposeAsync();
+}
+
 return exitCode;
 
 static async Task<int> StarveAsync(IServiceProvider services, string endpoint, CollectorRegistry registry)
@@ -140,6 +160,86 @@ static async Task<int> StormAsync(IServiceProvider services, int count)
         workingSetBytes = Environment.WorkingSet,
     }));
     return 0;
+}
+
+static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, bool duringBgsave, CollectorRegistry registry)
+{
+    // The test's own control connection, not watched: it makes the server sleep, as an operator's command would.
+    using var control = await ConnectionMultiplexer.ConnectAsync($"{endpoint},allowAdmin=true,syncTimeout=15000,asyncTimeout=15000");
+    var server = control.GetServer(control.GetEndPoints()[0]);
+    var timelines = services.GetRequiredService<MuxWatch.Server.ServerTimelines>();
+    await WaitAsync(() => timelines.Find(endpoint)?.CompleteThrough is not null);
+    if (duringBgsave)
+    {
+        await server.ExecuteAsync("DEBUG", "POPULATE", "2000");
+        await server.ExecuteAsync("CONFIG", "SET", "rdb-key-save-delay", "5000"); // the save then runs about 10 s
+    }
+
+    // Wait for a probe cycle after the last setup step, so the pool sample before the wait is a quiet one.
+    var loop = services.GetRequiredService<ProbeLoopHealth>();
+    var cycles = loop.Cycles;
+    await WaitAsync(() => loop.Cycles > cycles);
+
+    var db = app.GetDatabase();
+    await db.StringSetAsync("muxwatch:stall", "v");
+    if (duringBgsave)
+    {
+        // Sent just before the stall: its fork (a millisecond or two) falls inside every request's wait.
+        await server.ExecuteAsync("BGSAVE");
+    }
+
+    var sleeping = server.ExecuteAsync("DEBUG", "SLEEP", "2");
+    await Task.Delay(50); // the DEBUG is on the wire first
+    var thrown = 0;
+    var calls = Enumerable.Range(0, 50).Select(async _ =>
+    {
+        try
+        {
+            await db.StringGetAsync("muxwatch:stall");
+        }
+        catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
+        {
+            Interlocked.Increment(ref thrown);
+        }
+    }).ToList();
+    var sync = new Thread(() =>
+    {
+        try
+        {
+            db.StringGet("muxwatch:stall");
+        }
+        catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
+        {
+            Interlocked.Increment(ref thrown);
+        }
+    });
+    sync.Start();
+    await Task.WhenAll(calls);
+    sync.Join();
+    await sleeping;
+    if (duringBgsave)
+    {
+        await server.ExecuteAsync("CONFIG", "SET", "rdb-key-save-delay", "0");
+    }
+
+    // Every timeout of the app's own calls recorded and settled (the poll after the stall explains them).
+    var recent = services.GetRequiredService<RecentTimeouts>();
+    bool AllIn() => recent.Newest().Count(t => t.Source == "first-chance" && t.Multiplexer == "app") >= thrown && recent.Newest().All(t => t.Settled);
+    await WaitAsync(AllIn);
+    foreach (var timeout in recent.Newest())
+    {
+        Console.WriteLine(MuxWatchJson.Serialize(TimeoutAnswer.From(timeout)));
+    }
+
+    Console.WriteLine($"thrown: {thrown}");
+    using var stream = new MemoryStream();
+    await registry.CollectAndExportAsTextAsync(stream);
+    foreach (var line in System.Text.Encoding.UTF8.GetString(stream.ToArray()).Split('\n').Where(line => line.StartsWith("muxwatch_timeouts_total", StringComparison.Ordinal)))
+    {
+        Console.WriteLine("metrics: " + line);
+    }
+
+    return thrown > 0 && AllIn() ? 0 : 3;
 }
 
 static async Task WaitAsync(Func<bool> condition)

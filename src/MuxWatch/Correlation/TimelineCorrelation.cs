@@ -73,7 +73,7 @@ public static class TimelineCorrelation
             var running = found.FirstOrDefault(f => f.Running);
             var primary = running ?? longest;
             var why = running is not null
-                ? $"why: persistence: nothing blocked the server for {ExplainingShare:P0} of the wait, and a save ran over it (its fork, copy-on-write and disk are the likeliest server-side cause)"
+                ? $"why: persistence: nothing blocked the server for a quarter of the wait, and a save ran over it (its fork, copy-on-write and disk are the likeliest server-side cause)"
                 : $"why: {primary.Cause.ToName()} is the only server-side reading, and a partial one: {Clock.Blocked(primary, waitMs)}";
             return Build(diagnosis, found, primary, why, running is not null ? DiagnosisConfidence.Medium : DiagnosisConfidence.Low, dropPrevious: true, consequence: null);
         }
@@ -126,7 +126,7 @@ public static class TimelineCorrelation
             .Select(f => f.Cause == primary.Cause ? f.Line : f.Line + " (contributing)");
         var messageLines = diagnosis.Evidence
             .Where(line => !line.StartsWith("why: ", StringComparison.Ordinal))
-            .Select(line => consequence is not null && line.StartsWith(consequence + ": ", StringComparison.Ordinal)
+            .Select(line => consequence is not null && line.StartsWith(consequence + ": ", StringComparison.Ordinal) && !line.Contains("arose while the request waited", StringComparison.Ordinal)
                 ? $"{line} (a consequence: the server was blocked while the request waited)"
                 : line);
         List<string> evidence = [primary.Line, .. serverLines, .. messageLines, why];
@@ -263,6 +263,6 @@ public static class TimelineCorrelation
 
         /// <summary>"the server was blocked up to 930 ms of the 930 ms wait (100%)".</summary>
         public static string Blocked(Finding finding, double waitMs) => string.Create(CultureInfo.InvariantCulture,
-            $"the server could have been blocked {finding.BlockedMs:0.#} ms of the {waitMs:0.#} ms wait ({Math.Min(1, finding.BlockedMs / waitMs):P0})");
+            $"the server could have been blocked {finding.BlockedMs:0.#} ms of the {waitMs:0.#} ms wait ({Math.Min(100, 100 * finding.BlockedMs / waitMs):0}%)");
     }
 }

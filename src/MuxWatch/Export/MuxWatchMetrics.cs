@@ -192,9 +192,49 @@ public sealed partial class MuxWatchMetrics
         ThreadPoolCompleted.IncTo(pool.CompletedItems);
     }
 
+    /// <summary>
+    /// Exports at 0 the series of one watched endpoint whose label values are known before anything
+    /// happens: its timeouts by every cause from each of <paramref name="sources"/>, and the connection
+    /// events whose failure type is fixed. Prometheus' <c>increase()</c> and <c>rate()</c> see a series'
+    /// first increment only when the series existed before it (its own guidance on missing series).
+    /// </summary>
+    /// <remarks>
+    /// <c>connection-failed</c> is left to appear with its first failure: its failure type is known only
+    /// then, and a series for every type the client has would add a dozen per endpoint to a 500-endpoint
+    /// sidecar's scrape for one event.
+    /// </remarks>
+    internal void InitializeEndpoint(string multiplexer, string endpoint, string eventEndpoint, IReadOnlyList<string> sources)
+    {
+        var timeoutEndpoint = _timeoutEndpoints.Admit(multiplexer + "\n" + endpoint) == BoundedLabelValues.Other ? BoundedLabelValues.Other : endpoint;
+        foreach (var cause in Enum.GetValues<TimeoutCause>())
+        {
+            foreach (var source in sources)
+            {
+                Timeouts.WithLabels(multiplexer, timeoutEndpoint, cause.ToName(), source).Inc(0);
+            }
+        }
+
+        foreach (var (name, failureType) in KnownEvents)
+        {
+            ConnectionEvents.WithLabels(multiplexer, eventEndpoint, name, failureType).Inc(0);
+        }
+    }
+
+    /// <summary>The connection events whose labels are known in advance (the client reports a restore with failure type <c>None</c>, measured).</summary>
+    private static readonly (string Name, string FailureType)[] KnownEvents = [("connection-restored", "None"), ("error-message", "none"), ("internal-error", "none")];
+
     /// <summary>Removes every series of one multiplexer (it was disposed or unregistered).</summary>
     internal void RemoveMultiplexer(string multiplexer)
     {
+        // Its timeouts stay counted; only the series initialized at 0 and never moved go with it.
+        foreach (var labels in Timeouts.GetAllLabelValues().Where(l => l.Length > 0 && l[0] == multiplexer).ToList())
+        {
+            if (Timeouts.WithLabels(labels).Value == 0)
+            {
+                Timeouts.RemoveLabelled(labels);
+            }
+        }
+
         foreach (var collector in (Collector[])[Connected, SentAwaitingResponse, PendingUnsent, Operations, Reconnects, Subscriptions,
                      Ping, PingFailures, LastProbeSuccess, HeartbeatAge, ClientTimeouts, ConnectionEvents])
         {

@@ -23,6 +23,7 @@ public static class FieldGlossary
         ["conn-sec"] = "seconds the connection has been up",
         ["aoc"] = "AbortOnConnectFail (1 = on)",
         ["mc"] = "connect attempts / completed / closes",
+        ["lm"] = "multiplexers in the process: alive / created / disposed / finalized (2.12+, written once more than one was created; many created is a multiplexer per call, which should be one shared)",
         ["mgr"] = "the client's dedicated thread pool (2.x): free of total",
         ["clientName"] = "the client name",
         ["IOCP"] = "I/O threads: Busy = Max - Available",

@@ -39,6 +39,28 @@ internal static partial class PastedText
     /// </summary>
     public static string RepairTupleDashes(string text) => HasDashedTuple(text) ? TupleDash().Replace(text, "$1=") : text;
 
+    /// <summary>
+    /// Drops OCR debris between a tuple's name and its <c>(</c>: <c>WORKER:l (Busy-3217,...)</c> (a screenshot's
+    /// colon and space read as <c>:l</c>) back to <c>WORKER: (Busy-3217,...)</c>. Only one or two characters
+    /// right after a <c>name:</c> and right before a <c>(</c> that opens <c>Name=</c> or <c>Name-</c> parts change.
+    /// </summary>
+    public static string RepairTupleNameDebris(string text) => HasTupleNameDebris(text) ? TupleNameDebris().Replace(text, "$1: (") : text;
+
+    /// <summary>A cheap look before the regex: a <c>(</c> preceded within four characters by a colon and something other than a space.</summary>
+    private static bool HasTupleNameDebris(string text)
+    {
+        for (var open = text.IndexOf('('); open >= 0; open = text.IndexOf('(', open + 1))
+        {
+            var colon = text.LastIndexOf(':', open, Math.Min(open + 1, 5));
+            if (colon >= 0 && text.AsSpan(colon + 1, open - colon - 1).Trim().Length > 0)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
     /// <summary>A cheap look before the regex: a <c>(</c> whose first separator is a dash before a digit, not <c>=</c>.</summary>
     private static bool HasDashedTuple(string text)
     {
@@ -129,6 +151,9 @@ internal static partial class PastedText
             };
         }
     });
+
+    [GeneratedRegex(@"\b([A-Za-z0-9|]{3,8})\s?:\s?[^\s(,:]{1,2}\s?\((?=[A-Za-z]{3,16}\s?[=-])")]
+    private static partial Regex TupleNameDebris();
 
     [GeneratedRegex(@"(?<=[(,]\s?)([A-Za-z]{2,16})\s?-\s?(?=[0-9OolI]+\s?[,)])")]
     private static partial Regex TupleDash();

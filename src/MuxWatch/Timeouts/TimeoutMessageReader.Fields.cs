@@ -15,7 +15,7 @@ public static partial class TimeoutMessageReader
     /// </summary>
     private static void ReadFields(string rest, ReportBuilder builder)
     {
-        rest = PastedText.RepairTupleDashes(rest);
+        rest = PastedText.RepairTupleDashes(PastedText.RepairTupleNameDebris(rest));
         var start = 0;
         var i = 0;
         while (i < rest.Length && builder.FieldCount < MaxFields)

@@ -118,6 +118,14 @@ public static class TimeoutDiagnoser
             CheckSampledThreadPool(pool, poolBeforeWait, Add);
         }
 
+        if (poolBeforeWait is { } before && Starvation(before.WorkerBusy, before.WorkerMin, before.QueueLength) is true)
+        {
+            // Starved before the request even started waiting: every reply then waited for a thread, whatever
+            // the pool looked like by the time the message was written (it may have recovered a little).
+            Add(TimeoutCause.ThreadPoolStarvation, Weight.Overriding,
+                $"the pool was already starved just before the request started waiting (WORKER Busy={before.WorkerBusy}/Min={before.WorkerMin} with {before.QueueLength} work items queued, sampled by MuxWatch): its reply waited for a thread");
+        }
+
         CheckClientCpu(report, Add);
         CheckPayload(report, Add);
         CheckClientInput(report, Add);

@@ -21,6 +21,39 @@ public sealed class FirstChanceTimeoutCatcherTests
         Assert.Single(caught, c => ReferenceEquals(c.Exception, timeout));
     }
 
+    /// <summary>
+    /// A failure is counted, not the calls it reached: 2.6.90 hands one connection exception to every call
+    /// waiting on the connection (six in a report), and the hook cannot tell six callers of one object from
+    /// one caller rethrowing it across awaits, so it is one failure. Each timed-out call gets an exception
+    /// of its own, so timeouts count per call (docs/metrics.md).
+    /// </summary>
+    [Fact]
+    public async Task One_exception_delivered_to_six_waiting_calls_is_one_failure()
+    {
+        using var catcher = new FirstChanceTimeoutCatcher(TimeProvider.System);
+        catcher.Start();
+        var shared = RealRedisExceptions.Timeout(Message);
+        var failed = new TaskCompletionSource();
+        var callers = Enumerable.Range(0, 6).Select(async _ =>
+        {
+            await Task.Yield();
+            try
+            {
+                await failed.Task;
+            }
+            catch (StackExchange.Redis.RedisTimeoutException)
+            {
+            }
+        }).ToList();
+        failed.SetException(shared);
+        await Task.WhenAll(callers);
+        var marker = RealRedisExceptions.Timeout(Message);
+        ThrowAndCatch(marker);
+
+        var caught = await ReadAllQueuedAsync(catcher, marker);
+        Assert.Single(caught, c => ReferenceEquals(c.Exception, shared));
+    }
+
     [Fact]
     public async Task Exceptions_of_other_types_are_not_queued()
     {

@@ -102,6 +102,20 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
         var mux = ("multiplexer", "short-lived");
         await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_ping_seconds_count", mux) >= 1, "probed while alive");
 
+        // Counters whose labels are known before anything happens are there at 0, so increase() sees the first event.
+        var fresh = await ScrapeAsync();
+        var endpoint = ("endpoint", _redis.EndPoint);
+        foreach (var cause in Enum.GetValues<MuxWatch.Timeouts.TimeoutCause>())
+        {
+            foreach (var source in (string[])["first-chance", "probe"])
+            {
+                Assert.Equal(0, fresh.Value("muxwatch_timeouts_total", mux, endpoint, ("cause", MuxWatch.Timeouts.TimeoutCauseNames.ToName(cause)), ("source", source)));
+            }
+        }
+
+        Assert.Equal(0, fresh.Value("muxwatch_connection_events_total", mux, endpoint, ("event", "connection-restored")));
+        Assert.Equal(0, fresh.Value("muxwatch_connection_events_total", mux, endpoint, ("event", "error-message")));
+
         await app.DisposeAsync();
 
         await Eventually.UntilAsync(async () => !(await ScrapeAsync()).Text.Contains("multiplexer=\"short-lived\"", StringComparison.Ordinal), "its series removed");

@@ -110,12 +110,16 @@ static async Task<int> StarveAsync(IServiceProvider services, string endpoint, C
 
     var recent = services.GetRequiredService<RecentTimeouts>();
     await WaitAsync(() => !timedOut || recent.TotalAdded > 0);
+    await WaitAsync(() => recent.Newest().All(t => t.Settled)); // counted once settled: print the count that follows
     foreach (var timeout in recent.Newest())
     {
         Console.WriteLine(MuxWatchJson.Serialize(TimeoutAnswer.From(timeout)));
     }
 
-    foreach (var line in starvedMetrics.Split('\n').Where(line => line.StartsWith("muxwatch_threadpool", StringComparison.Ordinal)))
+    using var afterwards = new MemoryStream();
+    await registry.CollectAndExportAsTextAsync(afterwards);
+    var counted = System.Text.Encoding.UTF8.GetString(afterwards.ToArray()).Split('\n').Where(line => line.StartsWith("muxwatch_timeouts_total", StringComparison.Ordinal));
+    foreach (var line in starvedMetrics.Split('\n').Where(line => line.StartsWith("muxwatch_threadpool", StringComparison.Ordinal)).Concat(counted))
     {
         Console.WriteLine("metrics: " + line);
     }

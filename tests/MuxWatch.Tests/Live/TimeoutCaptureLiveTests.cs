@@ -22,6 +22,7 @@ namespace MuxWatch.Tests.Live;
 public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
 {
     private readonly CollectingLoggerProvider _logs = new();
+    private readonly Prometheus.CollectorRegistry _registry = Prometheus.Metrics.NewCustomRegistry();
     private RedisServer _server = null!;
     private ConnectionMultiplexer _app = null!;
     private IHost _host = null!;
@@ -42,7 +43,9 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
         // This process's other tests throw Redis timeouts too, and the hook sees them all: without the
         // per-cause allowance, this test's own line cannot be crowded out of the log.
         builder.Configuration["MuxWatch:TimeoutLogInterval"] = "00:00:00";
-        builder.Services.AddMuxWatch().UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry()).AddMultiplexer("app", _ => _app);
+        // A dead server answers no poll: its failures settle after this, with what is known then.
+        builder.Configuration["MuxWatch:CorrelationSettleTimeout"] = "00:00:02";
+        builder.Services.AddMuxWatch().UseMetricsRegistry(_registry).AddMultiplexer("app", _ => _app);
         _host = builder.Build();
         await _host.StartAsync();
     }
@@ -97,6 +100,24 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
         // Every failure the kill caused, the app's and the probe's: nothing on the server explains them.
         var caused = Recent.Newest().Where(t => t.Endpoint == _server.EndPoint).ToList();
         Assert.All(caused, t => Assert.True(t.Diagnosis.Cause == TimeoutCause.ConnectionLoss, $"{t.Source} {t.Diagnosis.Cause}: {t.Report.Text}"));
+
+        // Each counted once, under connection-loss, once settled. The server comes back so that the probe's
+        // own failures stop arriving; then the list and the counter must agree.
+        await _server.RestartAsync();
+        var endpoint = ("endpoint", _server.EndPoint);
+        var (listed, counted, underLoss) = (0, 0.0, 0.0);
+        await Eventually.UntilAsync(async () =>
+        {
+            var settled = Recent.Newest().Where(t => t.Endpoint == _server.EndPoint && t.Multiplexer == "app").ToList();
+            using var stream = new MemoryStream();
+            await _registry.CollectAndExportAsTextAsync(stream);
+            var metrics = new MetricsText(System.Text.Encoding.UTF8.GetString(stream.ToArray()));
+            (listed, counted, underLoss) = (settled.Count, metrics.Value("muxwatch_timeouts_total", ("multiplexer", "app"), endpoint) ?? 0,
+                metrics.Value("muxwatch_timeouts_total", ("multiplexer", "app"), endpoint, ("cause", "connection-loss")) ?? 0);
+            return settled.All(t => t.Settled) && listed == counted;
+        }, "every failure settled and counted");
+        Assert.Equal(listed, underLoss);
+        Assert.All(Recent.Newest().Where(t => t.Endpoint == _server.EndPoint), t => Assert.Equal(TimeoutCause.ConnectionLoss, t.Diagnosis.Cause));
     }
 
     [Fact]
@@ -114,9 +135,13 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
         Assert.NotEmpty(caused);
         Assert.All(caused, t => Assert.True(t.GetProperty("cause").GetString() == "thread-pool-starvation", t.ToString()));
         Assert.Contains(caused, t => t.GetProperty("source").GetString() == "first-chance" && t.GetProperty("command").GetString() == "GET");
+        Assert.All(timeouts, t => Assert.True(t.GetProperty("settled").GetBoolean()));
 
         // Its own gauges, sampled while the pool was starved (the probe loop has a thread of its own).
         var metrics = new MetricsText(string.Join('\n', lines.Where(line => line.StartsWith("metrics: ", StringComparison.Ordinal)).Select(line => line["metrics: ".Length..])));
+        var endpoint = ("endpoint", _server.EndPoint);
+        Assert.Equal(caused.Count, metrics.Value("muxwatch_timeouts_total", endpoint, ("cause", "thread-pool-starvation")));
+        Assert.Equal(caused.Count, metrics.Value("muxwatch_timeouts_total", endpoint)); // each once, none under another cause
         var busy = metrics.Value("muxwatch_threadpool_busy_threads", ("pool", "worker"));
         var min = metrics.Value("muxwatch_threadpool_min_threads", ("pool", "worker"));
         Assert.True(busy > min, $"worker busy {busy} above min {min} in the app's gauges: {metrics.Text}");

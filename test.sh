@@ -6,6 +6,31 @@ cd "$(dirname "$0")"
 
 log() { printf '==> %s\n' "$*" >&2; }
 
+# Stopped by Ctrl-C or SIGTERM (the same either way: started in the background, the script inherits
+# SIGINT ignored and bash cannot trap it, so CI and `kill` use SIGTERM), every process the tests
+# started goes with it: the whole tree under this script, test hosts, redis-servers, Prometheus.
+descendants() { local child; for child in $(pgrep -P "$1" 2>/dev/null); do descendants "$child"; echo "$child"; done; }
+interrupted() {
+  trap - INT TERM
+  log "interrupted: stopping every process the tests started"
+  local pids; pids="$(descendants $$)"
+  if [ -n "$pids" ]; then
+    kill -TERM $pids 2>/dev/null || true
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      kill -0 $pids 2>/dev/null || break
+      sleep 0.5
+    done
+    kill -KILL $pids 2>/dev/null || true
+  fi
+  echo "0 passed, 1 failed"
+  exit 130
+}
+trap interrupted INT TERM
+
+# Runs a command in the background and waits for it, so that a signal reaches the trap at once (bash
+# runs traps only between foreground commands, and a test run can take minutes).
+run() { "$@" & wait $!; }
+
 install_prerequisites() {
   local missing=()
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
@@ -34,7 +59,7 @@ if ! install_prerequisites; then
 fi
 
 log "installing the dashboard schema checker (npm ci)"
-if ! (cd dashboards/schema-check && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+if ! run bash -c 'cd dashboards/schema-check && npm ci --no-audit --no-fund --loglevel=error >/dev/null'; then
   log "npm ci failed in dashboards/schema-check"; echo "0 passed, 1 failed"; exit 1
 fi
 
@@ -43,7 +68,7 @@ results="artifacts/test-results"
 rm -rf "$results"; mkdir -p "$results"
 
 log "building ($configuration)"
-if ! dotnet build MuxWatch.slnx -c "$configuration" -nologo -v quiet; then
+if ! run dotnet build MuxWatch.slnx -c "$configuration" -nologo -v quiet; then
   log "build failed"; echo "0 passed, 1 failed"; exit 1
 fi
 
@@ -51,7 +76,7 @@ status=0
 for project in tests/*.Tests/*.csproj; do
   name="$(basename "$project" .csproj)"
   log "testing $name"
-  dotnet test "$project" -c "$configuration" --no-build -nologo \
+  run dotnet test "$project" -c "$configuration" --no-build -nologo \
     --logger "trx;LogFileName=$name.trx" --results-directory "$results" || status=1
 done
 
@@ -59,11 +84,11 @@ done
 # newest, Directory.Packages.props' StackExchangeRedisVersion): the library is built against the floor.
 floor="2.6.90"
 log "building with StackExchange.Redis $floor (the supported floor)"
-if dotnet build MuxWatch.slnx -c "$configuration" -nologo -v quiet -p:StackExchangeRedisVersion="$floor"; then
+if run dotnet build MuxWatch.slnx -c "$configuration" -nologo -v quiet -p:StackExchangeRedisVersion="$floor"; then
   for project in tests/*.Tests/*.csproj; do
     name="$(basename "$project" .csproj)"
     log "testing $name (live probe tests, StackExchange.Redis $floor)"
-    dotnet test "$project" -c "$configuration" --no-build -nologo --filter "Category=LiveProbe" \
+    run dotnet test "$project" -c "$configuration" --no-build -nologo --filter "Category=LiveProbe" \
       --logger "trx;LogFileName=$name-$floor.trx" --results-directory "$results" || status=1
   done
 else
@@ -76,7 +101,7 @@ for trx in "$results"/*.trx; do
   [ -f "$trx" ] || continue
   files=$((files + 1))
   counters="$(grep -o '<Counters [^>]*>' "$trx" | head -1)"
-  value() { printf '%s' "$counters" | sed -n "s/.* $1=\"\([0-9]*\)\".*/\1/p"; }
+  value() { local v; v="$(printf '%s' "$counters" | sed -n "s/.* $1=\"\([0-9]*\)\".*/\1/p")"; echo "${v:-0}"; }
   total="$(value total)"; executed="$(value executed)"
   passed=$((passed + $(value passed)))
   failed=$((failed + $(value failed) + $(value error) + $(value timeout) + $(value aborted)))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The compose stack without a container engine, from Debian's packages: redis-server, the MuxWatch
-# service, Prometheus with MuxWatch's rules, Alertmanager. Prints the URLs; Ctrl-C stops everything
-# and leaves nothing running. Ports can be moved with REDIS_PORT, MUXWATCH_PORT, PROMETHEUS_PORT and
+# service, Prometheus with MuxWatch's rules, Alertmanager. Prints the URLs; Ctrl-C (or SIGTERM, for a
+# run in the background, where SIGINT arrives ignored) stops everything and leaves nothing running. Ports can be moved with REDIS_PORT, MUXWATCH_PORT, PROMETHEUS_PORT and
 # ALERTMANAGER_PORT (defaults 6379, 9401, 9090, 9093).
 #   apt-get install redis-server prometheus prometheus-alertmanager   # once
 #   scripts/local-stack.sh

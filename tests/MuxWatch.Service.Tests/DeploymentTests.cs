@@ -76,7 +76,7 @@ public sealed partial class DeploymentTests
     }
 
     [Fact]
-    public async Task The_local_stack_comes_up_answers_and_ctrl_c_leaves_nothing_running()
+    public async Task The_local_stack_comes_up_answers_and_stops_on_sigterm_as_on_ctrl_c_leaving_nothing_running()
     {
         int[] ports = [FreePort.Next(), FreePort.Next(), FreePort.Next(), FreePort.Next()];
         var info = new ProcessStartInfo("bash") { RedirectStandardOutput = true, RedirectStandardError = true, ArgumentList = { Path.Combine(Root, "scripts", "local-stack.sh") } };
@@ -87,6 +87,7 @@ public sealed partial class DeploymentTests
         info.Environment["MUXWATCH_DLL"] = BuiltProgram.PathOf("MuxWatch.Service");
         var output = new System.Collections.Concurrent.ConcurrentQueue<string>();
         using var script = Process.Start(info)!;
+        var stoppedByItself = false;
         script.OutputDataReceived += (_, e) => { if (e.Data is not null) { output.Enqueue(e.Data); } };
         script.ErrorDataReceived += (_, e) => { if (e.Data is not null) { output.Enqueue(e.Data); } };
         script.BeginOutputReadLine();
@@ -105,15 +106,23 @@ public sealed partial class DeploymentTests
         }
         finally
         {
-            using var interrupt = Process.Start("kill", ["-INT", script.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
-            await interrupt!.WaitForExitAsync();
-            using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-            await script.WaitForExitAsync(deadline.Token);
+            // SIGTERM, which the script traps as it traps Ctrl-C: a script started in the background (nohup,
+            // CI, `./test.sh &`) inherits SIGINT ignored, and bash cannot trap a signal ignored on entry.
+            using var terminate = Process.Start("kill", ["-TERM", script.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+            await terminate!.WaitForExitAsync();
+            await Task.WhenAny(script.WaitForExitAsync(), Task.Delay(TimeSpan.FromSeconds(60))); // a deadline, not a wait for time to pass
+            stoppedByItself = script.HasExited;
+            if (!stoppedByItself)
+            {
+                script.Kill(entireProcessTree: true); // never leave the stack running, whatever failed
+            }
         }
+
+        Assert.True(stoppedByItself, "the script did not stop within 60 s of SIGTERM: " + string.Join('\n', output));
 
         foreach (var port in ports)
         {
-            await Eventually.UntilAsync(() => !Listening(port), $"nothing listening on {port} after Ctrl-C");
+            await Eventually.UntilAsync(() => !Listening(port), $"nothing listening on {port} after SIGTERM");
         }
     }
 

@@ -9,23 +9,17 @@ namespace MuxWatch.StackExchangeRedis;
 /// </summary>
 /// <remarks>
 /// The counters are the highest of those read now and those the probe sampled while the request waited
-/// (from the message's elapsed or timeout figure, else the last 10 s): an async timeout can surface after
+/// (from the message's elapsed or timeout figure, else the last 5 s: <see cref="WaitingWindow"/>): an async timeout can surface after
 /// its stall has ended, when the counters read now are back at 0.
 /// When several watched multiplexers share the endpoint, the one whose client name the message carries
 /// is taken; if that does not decide it, none is.
 /// </remarks>
 internal sealed class LiveCountersStep(MultiplexerProbe probe, TimeProvider time) : ITimeoutStep
 {
-    private static readonly TimeSpan DefaultWindow = TimeSpan.FromSeconds(10);
-
     public TimeoutStepStage Stage => TimeoutStepStage.Enrich;
 
-    private static DateTimeOffset WaitingSince(TimeoutContext timeout)
-    {
-        var observation = timeout.Observation;
-        var waited = observation.Report.ElapsedMilliseconds ?? observation.Report.TimeoutMilliseconds;
-        return observation.Time - (waited is > 0 and < 600_000 ? TimeSpan.FromMilliseconds(waited.Value) : DefaultWindow);
-    }
+    /// <summary>When the request started waiting: the one window every step uses.</summary>
+    private static DateTimeOffset WaitingSince(TimeoutContext timeout) => WaitingWindow.Of(timeout.Observation).From;
 
     public void Apply(TimeoutContext timeout)
     {

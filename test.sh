@@ -13,9 +13,18 @@ descendants() { local child; for child in $(pgrep -P "$1" 2>/dev/null); do desce
 interrupted() {
   trap - INT TERM
   log "interrupted: stopping every process the tests started"
-  local pids; pids="$(descendants $$)"
+  # Freeze the tree first, until a scan finds nothing new, so that nothing a test is starting at this
+  # moment (a Prometheus, a redis-server) escapes as an orphan; then end it all.
+  local pids="" previous="x"
+  for _ in 1 2 3 4 5 6 7 8; do
+    pids="$(descendants $$)"
+    if [ -n "$pids" ]; then kill -STOP $pids 2>/dev/null || true; fi
+    if [ "$pids" = "$previous" ]; then break; fi
+    previous="$pids"
+  done
   if [ -n "$pids" ]; then
     kill -TERM $pids 2>/dev/null || true
+    kill -CONT $pids 2>/dev/null || true
     for _ in 1 2 3 4 5 6 7 8 9 10; do
       kill -0 $pids 2>/dev/null || break
       sleep 0.5

@@ -21,7 +21,7 @@ namespace MuxWatch.StackExchangeRedis;
 internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline timeline, MuxWatchMetrics metrics, TimeProvider time)
 {
     /// <summary>Slow-log entries read per poll; the count of new entries stays exact beyond it (by id).</summary>
-    internal const int SlowlogBatch = 64;
+    internal const int SlowlogBatch = ServerStateTracker.MaxSlowlogEntriesPerPoll;
 
     private const int MaxErrorChars = 300;
 

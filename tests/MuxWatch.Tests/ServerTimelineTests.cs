@@ -132,6 +132,48 @@ public sealed class ServerTimelineTests
         Assert.Equal(["slowlog"], _timeline.Status().RefusedCommands);
     }
 
+    /// <summary>Issue 26, #6: values no clock survives (2^63-1, 10^11 seconds) used to throw on every poll, silently.</summary>
+    [Fact]
+    public void Overflowing_values_from_a_hostile_server_are_not_believed_and_polling_goes_on()
+    {
+        const string Max = "9223372036854775807";
+        _tracker.Apply(Poll(0));
+        var hostile = Poll(1, ("rdb_bgsave_in_progress", "1"), ("rdb_current_bgsave_time_sec", "100000000000"), ("total_forks", Max),
+            ("uptime_in_seconds", Max), ("run_id", "b2"), ("latest_fork_usec", Max)) with
+        {
+            Slowlog = [new SlowlogEntry(long.MaxValue, DateTimeOffset.MaxValue, TimeSpan.MaxValue, "GET")],
+            ForkHistory = [new LatencySample(DateTimeOffset.MaxValue, double.MaxValue)],
+        };
+
+        Assert.True(_tracker.Apply(hostile));
+        Assert.True(_tracker.Apply(Poll(2, ("rdb_bgsave_in_progress", "0"))));
+
+        var status = _timeline.Status();
+        Assert.Null(status.LastPollError);
+        Assert.Equal(T0.AddSeconds(2), _timeline.CompleteThrough);
+        Assert.Equal(0, Scrape().Value("muxwatch_server_poll_failures_total") ?? 0);
+    }
+
+    /// <summary>Issue 26, #3: the slowest-of-five-minutes list kept every entry a server returned, and future-stamped ones forever.</summary>
+    [Fact]
+    public void A_server_that_returns_more_slow_log_entries_than_asked_or_stamps_them_in_the_future_costs_a_bounded_list()
+    {
+        _tracker.Apply(Poll(0));
+        for (var poll = 1; poll <= 50; poll++)
+        {
+            var entries = Enumerable.Range(0, 1000).Select(i => new SlowlogEntry((poll * 1000L) + i, T0.AddYears(5), TimeSpan.FromMilliseconds(20), "KEYS")).ToList();
+            _tracker.Apply(Poll(poll) with { Slowlog = entries });
+        }
+
+        Assert.Equal(50 * ServerStateTracker.MaxSlowlogEntriesPerPoll, _timeline.Events().Count(e => e.Kind == ServerEventKind.SlowCommand));
+        Assert.True(_tracker.RecentSlowCount <= 1024, $"{_tracker.RecentSlowCount} kept");
+
+        // Five minutes later the future-stamped entries have aged out like any other.
+        _tracker.Apply(Poll(400));
+        Assert.Equal(0, _tracker.RecentSlowCount);
+        Assert.Equal(0, Scrape().Value("muxwatch_server_slowest_recent_command_seconds"));
+    }
+
     [Fact]
     public void A_client_side_cause_keeps_priority_and_the_server_event_is_listed_as_contributing()
     {

@@ -16,7 +16,19 @@ namespace MuxWatch.Server;
 public sealed class ServerStateTracker
 {
     private static readonly TimeSpan SecondResolution = TimeSpan.FromSeconds(1);
+
+    /// <summary>
+    /// The longest span a server figure is believed as (ten years of uptime, a save's running time): a
+    /// hostile or broken server can send 2^63-1 or 10^11 seconds, which no clock arithmetic survives.
+    /// </summary>
+    private static readonly TimeSpan Plausible = TimeSpan.FromDays(3650);
     private static readonly TimeSpan SlowestRecentWindow = TimeSpan.FromMinutes(5);
+
+    /// <summary>Slow-log entries taken from one poll: what the poller asks for (<c>SLOWLOG GET 64</c>).</summary>
+    internal const int MaxSlowlogEntriesPerPoll = 64;
+
+    /// <summary>Slow-log durations kept for the slowest-of-five-minutes gauge: five minutes of full polls at 200 ms.</summary>
+    private const int MaxRecentSlow = 1024;
     private static readonly string[] PolledCommands = ["info", "slowlog", "latency", "config", "time"];
 
     private readonly ServerTimeline _timeline;
@@ -47,13 +59,36 @@ public sealed class ServerStateTracker
         _endpoint = timeline.Endpoint;
     }
 
+    /// <summary>Slow-log durations kept for the slowest-of-five-minutes gauge (bounded).</summary>
+    internal int RecentSlowCount => _recentSlow.Count;
+
     /// <summary>The newest fork sample already in the timeline; the poller reads <c>LATENCY HISTORY fork</c> only past it.</summary>
     public DateTimeOffset? LastForkSample => _lastForkSample;
 
     /// <summary>Applies one poll. Returns true when it read everything the endpoint allows (the timeline is complete up to its start).</summary>
+    /// <remarks>
+    /// Every figure is parsed defensively (out-of-range times and durations are not believed); should a
+    /// reply still carry something no arithmetic survives, the poll is reported failed with the reason
+    /// (<c>malformed</c> in <c>muxwatch_server_poll_failures_total</c>, the message in <c>/api/targets</c>),
+    /// never left to fail silently on every poll.
+    /// </remarks>
     public bool Apply(ServerPollResult poll)
     {
         ArgumentNullException.ThrowIfNull(poll);
+        try
+        {
+            return ApplyPoll(poll);
+        }
+        catch (Exception ex) when (ex is ArgumentException or OverflowException or FormatException)
+        {
+            _metrics.ServerPollFailures.WithLabels(_endpoint, "malformed").Inc();
+            _timeline.PollFailed($"the server's reply could not be used ({ex.GetType().Name}): a value out of range", poll.Finished);
+            return false;
+        }
+    }
+
+    private bool ApplyPoll(ServerPollResult poll)
+    {
         if (poll.Error is not null)
         {
             _metrics.ServerPollFailures.WithLabels(_endpoint, poll.ErrorReason ?? "error").Inc();
@@ -111,16 +146,26 @@ public sealed class ServerStateTracker
     }
 
     /// <summary>A server time (its clock) on the client's clock.</summary>
-    private DateTimeOffset ToClient(DateTimeOffset serverTime) => serverTime - _clockOffset;
+    private DateTimeOffset ToClient(DateTimeOffset serverTime) => Shift(serverTime, -_clockOffset);
+
+    /// <summary><paramref name="time"/> moved by <paramref name="by"/>, held at the calendar's ends rather than thrown past them.</summary>
+    private static DateTimeOffset Shift(DateTimeOffset time, TimeSpan by) =>
+        by >= TimeSpan.Zero
+            ? (DateTimeOffset.MaxValue - time > by ? time + by : DateTimeOffset.MaxValue)
+            : (time - DateTimeOffset.MinValue > by.Duration() ? time + by : DateTimeOffset.MinValue);
+
+    /// <summary>A count of seconds a server reported, when it is one a clock can use (see <see cref="Plausible"/>).</summary>
+    private static TimeSpan? Seconds(long? seconds) =>
+        seconds is >= 0 && seconds.Value <= (long)Plausible.TotalSeconds ? TimeSpan.FromSeconds(seconds.Value) : null;
 
     /// <summary>The earliest moment something first seen by this poll can have started: the previous poll's start.</summary>
     private DateTimeOffset EarliestSince(ServerPollResult poll, TimeSpan? runningFor = null)
     {
-        var earliest = _previousStart ?? poll.Started - (runningFor ?? TimeSpan.Zero) - SecondResolution;
+        var earliest = _previousStart ?? Shift(poll.Started, -((runningFor ?? TimeSpan.Zero) + SecondResolution));
         if (runningFor is { } running)
         {
             // The server says how long it has run (in whole seconds): it cannot have started before that.
-            var byServer = poll.Started - running - SecondResolution;
+            var byServer = Shift(poll.Started, -(running + SecondResolution));
             earliest = byServer > earliest ? byServer : earliest;
         }
 
@@ -132,10 +177,10 @@ public sealed class ServerStateTracker
         DetectRestart(info, poll);
 
         Interval(info, "rdb_bgsave_in_progress", ServerEventKind.Bgsave, _metrics.ServerBgsaveInProgress, poll,
-            Number(info, "rdb_current_bgsave_time_sec") is { } seconds and >= 0 ? TimeSpan.FromSeconds(seconds) : null,
+            Seconds(Number(info, "rdb_current_bgsave_time_sec")),
             () => Text(info, "rdb_last_bgsave_status"));
         Interval(info, "aof_rewrite_in_progress", ServerEventKind.AofRewrite, _metrics.ServerAofRewriteInProgress, poll,
-            Number(info, "aof_current_rewrite_time_sec") is { } aofSeconds and >= 0 ? TimeSpan.FromSeconds(aofSeconds) : null,
+            Seconds(Number(info, "aof_current_rewrite_time_sec")),
             () => Text(info, "aof_last_bgrewrite_status"));
         Interval(info, "module_fork_in_progress", ServerEventKind.ModuleFork, _metrics.ServerModuleForkInProgress, poll, null, () => null);
         Interval(info, "loading", ServerEventKind.Loading, _metrics.ServerLoading, poll, null, () => null);
@@ -178,7 +223,7 @@ public sealed class ServerStateTracker
             || (_uptimeSeconds is { } before && uptime is { } now && now < before);
         if (restarted)
         {
-            var at = uptime is { } up ? poll.Finished - TimeSpan.FromSeconds(up + 1) : _previousStart ?? poll.Started;
+            var at = Seconds(uptime) is { } up ? Shift(poll.Finished, -(up + SecondResolution)) : _previousStart ?? poll.Started;
             _timeline.EndAll(at, poll.Finished);
             _timeline.Add(new ServerEvent(ServerEventKind.Restart, at, poll.Finished), poll.Finished);
             _metrics.ServerRestarts.WithLabels(_endpoint).Inc();
@@ -249,8 +294,8 @@ public sealed class ServerStateTracker
             }
 
             // Logged in whole seconds once the fork returned: it ran within [t - ms, t + 1 s].
-            var end = ToClient(sample.Time) + SecondResolution;
-            var start = ToClient(sample.Time) - TimeSpan.FromMilliseconds(sample.Ms);
+            var end = Shift(ToClient(sample.Time), SecondResolution);
+            var start = Shift(ToClient(sample.Time), -TimeSpan.FromMilliseconds(Math.Clamp(sample.Ms, 0, Plausible.TotalMilliseconds)));
             _timeline.Add(new ServerEvent(ServerEventKind.Fork, start, end) { DurationMs = sample.Ms }, now);
             _lastForkSample = sample.Time;
             any = true;
@@ -309,18 +354,25 @@ public sealed class ServerStateTracker
             _metrics.ServerSlowlogEntries.WithLabels(_endpoint).Inc(0);
         }
 
-        foreach (var entry in entries.Where(e => e.Id > (_lastSlowlogId ?? -1)).OrderBy(e => e.Id))
+        // No more than was asked for, however many the server sent (the newest by id), and kept by when MuxWatch
+        // saw it when the server stamps it in the future: a hostile server cannot grow what is kept.
+        foreach (var entry in entries.Where(e => e.Id > (_lastSlowlogId ?? -1)).OrderByDescending(e => e.Id).Take(MaxSlowlogEntriesPerPoll).OrderBy(e => e.Id))
         {
             // Logged in whole seconds once it had run: it ran within [t - duration, t + 1 s].
-            var end = ToClient(entry.Time) + SecondResolution;
-            var start = ToClient(entry.Time) - entry.Duration;
+            var end = Shift(ToClient(entry.Time), SecondResolution);
+            var start = Shift(ToClient(entry.Time), -(entry.Duration < TimeSpan.Zero || entry.Duration > Plausible ? Plausible : entry.Duration));
             _timeline.Add(new ServerEvent(ServerEventKind.SlowCommand, start, end)
             {
                 DurationMs = entry.Duration.TotalMilliseconds,
                 Command = entry.Command,
                 SlowlogId = entry.Id,
             }, now);
-            _recentSlow.Add((end, entry.Duration.TotalSeconds));
+            _recentSlow.Add((end > now ? now : end, entry.Duration.TotalSeconds));
+        }
+
+        if (_recentSlow.Count > MaxRecentSlow)
+        {
+            _recentSlow.RemoveRange(0, _recentSlow.Count - MaxRecentSlow);
         }
 
         _lastSlowlogId = Math.Max(_lastSlowlogId ?? -1, newest);

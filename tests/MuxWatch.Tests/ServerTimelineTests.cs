@@ -145,7 +145,7 @@ public sealed class ServerTimelineTests
             ForkHistory = [new LatencySample(DateTimeOffset.MaxValue, double.MaxValue)],
         };
 
-        Assert.True(_tracker.Apply(hostile));
+        Assert.True(_tracker.Apply(hostile), _timeline.Status().LastPollError);
         Assert.True(_tracker.Apply(Poll(2, ("rdb_bgsave_in_progress", "0"))));
 
         var status = _timeline.Status();

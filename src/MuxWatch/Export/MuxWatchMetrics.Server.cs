@@ -84,7 +84,7 @@ public sealed partial class MuxWatchMetrics
             factory.CreateCounter("muxwatch_server_slowlog_entries_total", "Slow-log entries the server added since MuxWatch started watching (by slow-log id).", EndpointLabel),
             factory.CreateGauge("muxwatch_server_slowest_recent_command_seconds", "The slowest slow-log entry of the last 5 minutes; 0 when none.", EndpointLabel),
             factory.CreateCounter("muxwatch_server_restarts_total", "Restarts seen: a new run_id, or an uptime that went back.", EndpointLabel),
-            factory.CreateCounter("muxwatch_server_poll_failures_total", "Polls of the endpoint that failed as a whole, by reason (timeout, connection, error).", ["endpoint", "reason"]),
+            factory.CreateCounter("muxwatch_server_poll_failures_total", "Polls of the endpoint that failed as a whole, by reason (timeout, connection, error, malformed).", ["endpoint", "reason"]),
             factory.CreateGauge("muxwatch_server_command_refused", "1 when the endpoint refuses a command MuxWatch polls with (info, slowlog, latency, config, time): its figures are missing.", ["endpoint", "command"]),
             factory.CreateGauge("muxwatch_server_last_poll_success_timestamp_seconds", "When a poll last read the endpoint (unix seconds).", EndpointLabel),
             factory.CreateGauge("muxwatch_server_clock_offset_seconds", "The server's clock minus MuxWatch's, from TIME; server event times are shifted by it.", EndpointLabel)

@@ -314,7 +314,7 @@ public sealed class ServerStateTracker
         {
             if (_totalForks is { } before && total > before)
             {
-                _metrics.ServerForks.WithLabels(_endpoint).Inc(total - before);
+                _metrics.ServerForks.WithLabels(_endpoint).Inc((double)total - before); // as a double: a hostile count must not wrap
                 forked = true;
             }
             else
@@ -347,7 +347,7 @@ public sealed class ServerStateTracker
         if (_lastSlowlogId is { } last && newest > last)
         {
             // Ids grow by one per entry, so the count is exact even when more arrived than one read returns.
-            _metrics.ServerSlowlogEntries.WithLabels(_endpoint).Inc(newest - last);
+            _metrics.ServerSlowlogEntries.WithLabels(_endpoint).Inc((double)newest - last); // as a double: a hostile id of 2^63-1 must not wrap
         }
         else
         {

@@ -161,6 +161,21 @@ public sealed class SidecarProbeTests : IAsyncLifetime
                 && metrics.Value("muxwatch_connection_events_total", mux, ("event", "connection-restored")) >= 1
                 && metrics.Value("muxwatch_reconnects_total", mux) >= 1;
         }, "back to connected, the restore counted and the reconnect counted", TimeSpan.FromSeconds(60));
+
+        // The probe does not PING an endpoint whose connection is down, so a kill rarely leaves a probe
+        // failure of its own; any it does leave is connection-loss (nothing on the server explains it),
+        // each counted once under it once settled.
+        List<JsonElement> failures = [];
+        MetricsText counted = null!;
+        await Eventually.UntilAsync(async () =>
+        {
+            using var listed = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative)));
+            failures = [.. listed.RootElement.GetProperty("timeouts").EnumerateArray().Select(t => t.Clone())];
+            counted = await MetricsText.ScrapeAsync(sidecar.Client);
+            return failures.All(t => t.GetProperty("settled").GetBoolean()) && (counted.Value("muxwatch_timeouts_total", mux) ?? 0) == failures.Count;
+        }, "the probe's failures settled and counted", TimeSpan.FromSeconds(60));
+        Assert.All(failures, t => Assert.True(t.GetProperty("cause").GetString() == "connection-loss", t.ToString()));
+        Assert.Equal(failures.Count, counted.Value("muxwatch_timeouts_total", mux, ("cause", "connection-loss")));
     }
 
     [Fact]

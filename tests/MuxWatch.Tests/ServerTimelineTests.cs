@@ -174,6 +174,28 @@ public sealed class ServerTimelineTests
         Assert.Equal(0, Scrape().Value("muxwatch_server_slowest_recent_command_seconds"));
     }
 
+    /// <summary>Issue 26, #4: 1 MB latency event names made a 42 MB scrape; one hostile server used up a cap every endpoint shared.</summary>
+    [Fact]
+    public void A_hostile_servers_latency_event_names_are_bounded_and_leave_a_healthy_servers_alone()
+    {
+        var healthy = new ServerStateTracker(new ServerTimeline("10.0.0.8:6379", TimeSpan.FromHours(1)), _metrics);
+        var hostileSpikes = Enumerable.Range(0, 200).Select(i => new LatencySpike($"made-up-{i}", T0, 10, 10))
+            .Append(new LatencySpike(new string('x', 1_000_000), T0, 10, 10))
+            .Append(new LatencySpike("bad name\n{}", T0, 10, 10))
+            .ToList();
+
+        _tracker.Apply(Poll(0) with { LatencyLatest = hostileSpikes });
+        healthy.Apply(new ServerPollResult("10.0.0.8:6379", T0, T0.AddSeconds(0.01)) { Info = Info(), Slowlog = [], LatencyLatest = [new LatencySpike("command", T0, 150, 150), new LatencySpike("custom-module-event", T0, 12, 12)] });
+
+        var metrics = Scrape();
+        var hostile = metrics.Samples("muxwatch_server_latency_spike_seconds", ("endpoint", Endpoint));
+        Assert.Equal(MuxWatchMetrics.MaxLatencyEvents + 1, hostile.Select(s => s.Labels["event"]).Distinct().Count()); // 16 names and "other"
+        Assert.All(hostile, s => Assert.True(s.Labels["event"].Length <= MuxWatchMetrics.MaxLatencyEventNameLength));
+        Assert.True(metrics.Text.Length < 64 * 1024, $"{metrics.Text.Length} bytes scraped");
+        Assert.Equal(0.15, metrics.Value("muxwatch_server_latency_spike_seconds", ("endpoint", "10.0.0.8:6379"), ("event", "command")));
+        Assert.Equal(0.012, metrics.Value("muxwatch_server_latency_spike_seconds", ("endpoint", "10.0.0.8:6379"), ("event", "custom-module-event")));
+    }
+
     [Fact]
     public void A_client_side_cause_keeps_priority_and_the_server_event_is_listed_as_contributing()
     {

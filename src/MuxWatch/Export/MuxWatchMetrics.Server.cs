@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using Prometheus;
 
 namespace MuxWatch.Export;
@@ -5,12 +6,28 @@ namespace MuxWatch.Export;
 /// <summary>The <c>muxwatch_server_*</c> families: what each polled Redis endpoint reports of itself.</summary>
 public sealed partial class MuxWatchMetrics
 {
-    /// <summary>At most this many distinct latency-monitor event names per registry; the rest are <c>other</c>.</summary>
-    public const int MaxLatencyEvents = 40;
+    /// <summary>
+    /// At most this many distinct latency-monitor event names per endpoint beyond the ones Redis itself
+    /// reports (<see cref="RedisLatencyEvents"/>, always admitted); the rest are <c>other</c>. Per endpoint, so a
+    /// hostile server cannot turn a healthy one's <c>command</c> spike into <c>other</c>.
+    /// </summary>
+    public const int MaxLatencyEvents = 16;
+
+    /// <summary>The longest latency event name kept as a label; Redis's own are under 40 characters.</summary>
+    public const int MaxLatencyEventNameLength = 64;
+
+    /// <summary>The latency events Redis 2.8 to 7.x reports (latency.c, server.c, aof.c, rdb.c, evict.c, expire.c, defrag.c, module.c).</summary>
+    private static readonly HashSet<string> RedisLatencyEvents = new(StringComparer.Ordinal)
+    {
+        "command", "fast-command", "fork", "rdb-unlink-temp-file", "aof-fsync-always", "aof-write", "aof-write-pending-fsync",
+        "aof-write-active-child", "aof-write-alone", "aof-fstat", "aof-rename", "aof-rewrite-diff-write", "aof-rewrite-done-fsync",
+        "aof-rewrite-write-data-to-temp-file", "aof-rewrite-done-rename", "aof-rewrite-fsync", "active-defrag-cycle", "expire-cycle",
+        "expire-del", "eviction-cycle", "eviction-del", "eviction-lazyfree", "while-blocked-cron", "module-acquire-GIL", "lazyfree-cleanup",
+    };
 
     private static readonly string[] EndpointLabel = ["endpoint"];
 
-    private readonly BoundedLabelValues _latencyEvents = new(MaxLatencyEvents);
+    private readonly ConcurrentDictionary<string, BoundedLabelValues> _latencyEvents = new(StringComparer.Ordinal);
 
     internal Gauge ServerBgsaveInProgress { get; }
 
@@ -50,8 +67,28 @@ public sealed partial class MuxWatchMetrics
 
     internal Gauge ServerClockOffsetSeconds { get; }
 
-    /// <summary>The latency event's label value: its name while fewer than <see cref="MaxLatencyEvents"/> are known, else <c>other</c>.</summary>
-    internal string LatencyEventLabel(string name) => _latencyEvents.Admit(name);
+    /// <summary>
+    /// The latency event's label value on <paramref name="endpoint"/>: a name Redis reports as it is; another
+    /// name of letters, digits, <c>-</c> and <c>_</c> up to <see cref="MaxLatencyEventNameLength"/> characters while
+    /// fewer than <see cref="MaxLatencyEvents"/> such are known for the endpoint; else <c>other</c>.
+    /// </summary>
+    internal string LatencyEventLabel(string endpoint, string name)
+    {
+        if (RedisLatencyEvents.Contains(name))
+        {
+            return name;
+        }
+
+        if (name.Length is 0 or > MaxLatencyEventNameLength || name.AsSpan().ContainsAnyExcept(LatencyNameCharacters))
+        {
+            return BoundedLabelValues.Other;
+        }
+
+        return _latencyEvents.GetOrAdd(endpoint, static _ => new BoundedLabelValues(MaxLatencyEvents)).Admit(name);
+    }
+
+    private static readonly System.Buffers.SearchValues<char> LatencyNameCharacters =
+        System.Buffers.SearchValues.Create("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_");
 
     /// <summary>Removes every series of one endpoint (it is no longer polled).</summary>
     internal void RemoveServerEndpoint(string endpoint)
@@ -64,6 +101,8 @@ public sealed partial class MuxWatchMetrics
         {
             RemoveWhere(collector, endpoint);
         }
+
+        _latencyEvents.TryRemove(endpoint, out _);
     }
 
     private static (Gauge, Gauge, Gauge, Gauge, Gauge, Counter, Gauge, Gauge, Gauge, Gauge, Gauge, Gauge, Counter, Gauge, Counter, Counter, Gauge, Gauge, Gauge)

@@ -125,7 +125,7 @@ public sealed class ServerStateTracker
         {
             foreach (var spike in latest)
             {
-                _metrics.ServerLatencySpikeSeconds.WithLabels(_endpoint, _metrics.LatencyEventLabel(spike.Event)).Set(spike.LatestMs / 1000);
+                _metrics.ServerLatencySpikeSeconds.WithLabels(_endpoint, _metrics.LatencyEventLabel(_endpoint, spike.Event)).Set(spike.LatestMs / 1000);
             }
         }
 

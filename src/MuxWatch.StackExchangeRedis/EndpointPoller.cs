@@ -29,6 +29,9 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
     private int _inFlight;
     private DateTimeOffset _lastStart = DateTimeOffset.MinValue;
 
+    /// <summary>The newest fork LATENCY HISTORY was read for (one poll in flight at a time reads and writes it).</summary>
+    private DateTimeOffset? _forkAskedAbout;
+
     /// <summary>Starts a poll unless one is in flight or the last started less than an interval ago.</summary>
     public void StartIfDue(DateTimeOffset now, IConnectionMultiplexer connection, EndPoint endpoint, MuxWatchOptions settings, CancellationToken stopping)
     {
@@ -123,9 +126,13 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             var timeReceived = time.GetUtcNow();
 
             IReadOnlyList<LatencySample>? forkHistory = null;
+            // LATENCY HISTORY fork only when LATENCY LATEST shows a fork newer than any asked about before:
+            // once per fork, even when the history a server returns does not contain the fork its LATEST named.
             var fork = latest?.FirstOrDefault(entry => entry.EventName == "fork");
-            if (fork is { } newest && (_tracker.LastForkSample is not { } seen || Utc(newest.Timestamp) > seen))
+            if (fork is { } newest && Utc(newest.Timestamp) is var forkAt
+                && (_tracker.LastForkSample is not { } seen || forkAt > seen) && (_forkAskedAbout is not { } asked || forkAt > asked))
             {
+                _forkAskedAbout = forkAt;
                 var history = await Answer(server.LatencyHistoryAsync("fork"), "latency", refused, timeout, stopping).ConfigureAwait(false);
                 forkHistory = history?.Select(h => new LatencySample(Utc(h.Timestamp), h.DurationMilliseconds)).ToList();
             }

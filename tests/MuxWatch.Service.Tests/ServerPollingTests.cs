@@ -126,6 +126,29 @@ public sealed class ServerPollingTests : IAsyncLifetime
         Assert.True(result.GetProperty("settled").GetBoolean());
     }
 
+    /// <summary>Issue 26, #11: LATENCY HISTORY fork is read once per new fork, not on every poll.</summary>
+    [Fact]
+    public async Task The_fork_history_is_read_once_per_new_fork_not_on_every_poll()
+    {
+        // Two million keys make a fork of about 10 ms here, over the 1 ms threshold, so the latency monitor records it.
+        var redis = await StartRedisAsync("--latency-monitor-threshold", "1");
+        await redis.CommandAsync("DEBUG", "POPULATE", "2000000");
+        await using var sidecar = InMemorySidecar.Probing(("forking", redis.EndPoint));
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_rdb_bgsave_in_progress", redis.EndPoint) == 0, "the first poll");
+
+        await redis.CommandAsync("BGSAVE");
+        await Eventually.UntilAsync(async () => (await EventsAsync(sidecar, redis.EndPoint)).Any(e => e.GetProperty("kind").GetString() == "fork" && !e.GetProperty("betweenPolls").GetBoolean()),
+            "the fork from the latency monitor in the timeline", TimeSpan.FromSeconds(30));
+        await redis.CommandAsync("CONFIG", "RESETSTAT");
+        var polls = await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint);
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint) > polls + 2,
+            "two more seconds of polls (ten at 200 ms)");
+
+        var stats = await redis.CommandAsync("INFO", "commandstats");
+        Assert.Contains("cmdstat_latency|latest:", stats, StringComparison.Ordinal);
+        Assert.DoesNotContain("cmdstat_latency|history:", stats, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task A_stall_during_a_bgsave_with_the_slow_log_off_is_diagnosed_persistence()
     {

@@ -126,6 +126,8 @@ public sealed class TimeoutsApiTests : IClassFixture<ServiceFixture>
         { "binary", [0x00, 0x01, 0x02, 0xFF, 0x00, 0x10], "application/octet-stream", HttpStatusCode.UnsupportedMediaType },
         { "invalid UTF-8", [0x54, 0x69, 0x6D, 0xC3, 0x28, 0xA0, 0xA1], "text/plain", HttpStatusCode.UnsupportedMediaType },
         { "text that is no Redis message", "hello, world"u8.ToArray(), "text/plain", HttpStatusCode.UnprocessableEntity },
+        { "one field and no header (issue 26, #12)", "{\"message\":\"qs: 1\"}"u8.ToArray(), "application/json", HttpStatusCode.BadRequest }, // as every JSON line that is no message
+        { "two fields and no header", "qs: 1, in: 0"u8.ToArray(), "text/plain", HttpStatusCode.UnprocessableEntity },
         { "too many lines", Encoding.UTF8.GetBytes(string.Concat(Enumerable.Repeat("{\"message\":\"qs: 1\"}\n", ServiceFixture.MaxMessagesPerRequest + 1))), "application/x-ndjson", HttpStatusCode.RequestEntityTooLarge },
         { "deeply nested JSON", Encoding.UTF8.GetBytes(new string('[', 10_000) + new string(']', 10_000)), "application/json", HttpStatusCode.BadRequest },
         { "JSON lines none of them valid", "{\"message\": 5}\n{\"nope\": true}\n"u8.ToArray(), "application/x-ndjson", HttpStatusCode.BadRequest },

@@ -315,9 +315,16 @@ internal static partial class TimeoutsApi
     [LoggerMessage(EventId = 30, Level = LogLevel.Debug, Message = "A POST to /api/timeouts ended before its body arrived ({Reason}): the client went away")]
     private static partial void LogAborted(ILogger logger, string reason);
 
-    /// <summary>A report counts as a Redis message when it has a known header or at least one field.</summary>
+    /// <summary>Fields a message without a known header must carry to count: <c>qs: 1</c> alone is not a Redis message.</summary>
+    internal const int MinimumFieldsWithoutHeader = 3;
+
+    /// <summary>
+    /// A report counts as a Redis message when it has a known header (a timeout, backlog or connection
+    /// message), or, without one (a message pasted from its middle), at least
+    /// <see cref="MinimumFieldsWithoutHeader"/> fields the client writes.
+    /// </summary>
     private static bool LooksLikeRedisMessage(RedisErrorReport report) =>
-        report.Kind != RedisErrorKind.Unknown || report.Fields.Count > 0;
+        report.Kind != RedisErrorKind.Unknown || report.Fields.Count(field => FieldGlossary.Knows(field.Key)) >= MinimumFieldsWithoutHeader;
 
     private static bool TryReadLine(string line, DateTimeOffset now, out string message, out DateTimeOffset time, out string error)
     {

@@ -13,6 +13,12 @@ internal static partial class StartupErrors
 {
     public static async Task<int> RunAsync(WebApplicationBuilder builder, Action<WebApplication> configure)
     {
+        if (UrlsProblem(builder.Configuration[WebHostDefaults.ServerUrlsKey]) is { } urlsProblem)
+        {
+            await Console.Error.WriteLineAsync($"muxwatch: invalid configuration: {urlsProblem}").ConfigureAwait(false);
+            return 2;
+        }
+
         WebApplication? app = null;
         try
         {
@@ -40,6 +46,41 @@ internal static partial class StartupErrors
         await app.DisposeAsync().ConfigureAwait(false);
         return 0;
     }
+
+    /// <summary>What is wrong with <c>Urls</c>, or null.</summary>
+    /// <remarks>
+    /// Kestrel reads a listening address leniently: <c>http://[::1:19411</c> listens on every interface at 19411, <c>http://127.0.0.1:9401:</c> and <c>http://[::1]9401</c> on every
+    /// interface at port 80, with the API open. Each address must read back as exactly what was written:
+    /// <c>http</c> or <c>https</c>, a host (a name, an IPv4 address, a bracketed IPv6 address, <c>*</c> or
+    /// <c>+</c>), an optional port of 0 to 65535, nothing else.
+    /// </remarks>
+    internal static string? UrlsProblem(string? urls)
+    {
+        if (string.IsNullOrWhiteSpace(urls))
+        {
+            return null;
+        }
+
+        foreach (var url in urls.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            var match = ListeningAddress().Match(url);
+            var host = match.Groups["host"].Value;
+            var valid = match.Success
+                && (match.Groups["port"].Value is not { Length: > 0 } port || int.Parse(port, System.Globalization.CultureInfo.InvariantCulture) <= 65535)
+                && (host.StartsWith('[')
+                    ? System.Net.IPAddress.TryParse(host[1..^1], out var v6) && v6.AddressFamily == AddressFamily.InterNetworkV6
+                    : !host.All(c => char.IsAsciiDigit(c) || c == '.') || System.Net.IPAddress.TryParse(host, out _));
+            if (!valid)
+            {
+                return $"Urls ({url}): not a listening address as written; use http://HOST:PORT with HOST a name, an IPv4 address, [an IPv6 address], * or + (several separated by ;)";
+            }
+        }
+
+        return null;
+    }
+
+    [System.Text.RegularExpressions.GeneratedRegex(@"^https?://(?<host>\[[0-9A-Fa-f:.%a-z]+\]|\*|\+|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::(?<port>[0-9]{1,5}))?/?$")]
+    private static partial System.Text.RegularExpressions.Regex ListeningAddress();
 
     /// <summary>What is wrong, in words naming the setting; null for an error that is no configuration problem.</summary>
     internal static string? Describe(Exception exception, IConfiguration configuration)

@@ -24,6 +24,9 @@ public sealed class ConfigurationTests
     [InlineData("MuxWatch:Api:BodyReadTimeout", "00:00:00")]
     [InlineData("Urls", "garbage")]
     [InlineData("Urls", "http://127.0.0.1:99999")]
+    [InlineData("Urls", "http://[::1:19411")] // issue 26, #7: Kestrel listened on every interface at 19411
+    [InlineData("Urls", "http://127.0.0.1:9401:")] // ... and these two on every interface at port 80
+    [InlineData("Urls", "http://[::1]9401")]
     [InlineData("MuxWatch:Targets:0:ConnectionString", "localhost:6379,password=hunter2-never-shown,notAnOption=1")]
     [InlineData("MuxWatch:Targets:0:ConnectionString", ",,,")]
     [InlineData("MuxWatch:Targets:0:Name", "has spaces and {braces}")]

@@ -15,7 +15,7 @@ namespace MuxWatch.StackExchangeRedis;
 /// The app's multiplexer is only observed: never reconfigured, its profiler slot never taken; MuxWatch
 /// attaches event handlers and detaches them when it stops.
 /// </summary>
-internal sealed class WatchedMultiplexer : IAsyncDisposable
+internal sealed partial class WatchedMultiplexer : IAsyncDisposable
 {
     /// <summary>How long after a failed resolution the next is tried.</summary>
     internal static readonly TimeSpan ResolveRetry = TimeSpan.FromSeconds(10);
@@ -370,7 +370,24 @@ internal sealed class WatchedMultiplexer : IAsyncDisposable
         multiplexer.ErrorMessage += OnErrorMessage;
         multiplexer.InternalError += OnInternalError;
         multiplexer.ServerMaintenanceEvent += OnServerMaintenance;
+
+        // A first connection that failed (a refused password above all) raised its event before these
+        // handlers existed: name it where people look, in /api/targets, the event counter and the log.
+        if (OwnedConnection.ConnectFailure(multiplexer) is { } failureType)
+        {
+            var reason = OwnedConnection.Describe(failureType);
+            Failed(reason);
+            CountEvent("connection-failed", multiplexer.GetEndPoints() is [var first, ..] ? first : null, failureType);
+            if (_services.GetService<Microsoft.Extensions.Logging.ILoggerFactory>() is { } loggers)
+            {
+                LogConnectFailed(loggers.CreateLogger(typeof(WatchedMultiplexer).FullName!), Name, reason);
+            }
+        }
     }
+
+    [Microsoft.Extensions.Logging.LoggerMessage(EventId = 41, Level = Microsoft.Extensions.Logging.LogLevel.Warning,
+        Message = "Multiplexer {Multiplexer} could not connect: {Reason}; the client keeps retrying")]
+    private static partial void LogConnectFailed(Microsoft.Extensions.Logging.ILogger logger, string multiplexer, string reason);
 
     private void Detach(IConnectionMultiplexer multiplexer)
     {

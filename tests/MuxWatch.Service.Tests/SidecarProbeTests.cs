@@ -178,6 +178,28 @@ public sealed class SidecarProbeTests : IAsyncLifetime
         Assert.Equal(failures.Count, counted.Value("muxwatch_timeouts_total", mux, ("cause", "connection-loss")));
     }
 
+    /// <summary>Issue 26, #9: a wrong password left no reason anywhere (no lastError, no event, no log line).</summary>
+    [Fact]
+    public async Task A_refused_password_is_named_in_targets_the_event_counter_and_the_log_without_the_secret()
+    {
+        const string Wrong = "not-the-password-4821";
+        using var sidecar = InMemorySidecar.Probing(("locked", $"{_redis.EndPoint},password={Wrong},connectTimeout=1000"));
+        JsonElement target = default;
+        await Eventually.UntilAsync(async () =>
+        {
+            using var targets = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative)));
+            target = targets.RootElement.GetProperty("targets")[0].Clone();
+            return target.GetProperty("lastError").GetString()?.Contains("AuthenticationFailure", StringComparison.Ordinal) == true;
+        }, "the refusal named in /api/targets");
+
+        var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+        Assert.True(metrics.Value("muxwatch_connection_events_total", ("multiplexer", "locked"), ("event", "connection-failed"), ("failure_type", "AuthenticationFailure")) >= 1);
+        Assert.Contains(sidecar.Log.Lines, line => line.Level == Microsoft.Extensions.Logging.LogLevel.Warning && line.Text.Contains("locked could not connect: AuthenticationFailure", StringComparison.Ordinal));
+        Assert.DoesNotContain(Wrong, target.ToString(), StringComparison.Ordinal);
+        Assert.DoesNotContain(Wrong, metrics.Text, StringComparison.Ordinal);
+        Assert.DoesNotContain(sidecar.Log.Lines, line => line.Text.Contains(Wrong, StringComparison.Ordinal));
+    }
+
     [Fact]
     public async Task An_unreachable_target_does_not_hold_back_the_others()
     {

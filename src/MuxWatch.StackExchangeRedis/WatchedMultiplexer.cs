@@ -20,6 +20,9 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// <summary>How long after a failed resolution the next is tried.</summary>
     internal static readonly TimeSpan ResolveRetry = TimeSpan.FromSeconds(10);
 
+    /// <summary>How long after the app disposed its multiplexer its factory is asked again (a reconnect pattern recreates it at once).</summary>
+    internal static readonly TimeSpan RecycledRetry = TimeSpan.FromSeconds(1);
+
     private const int MaxEventEndpoints = 64;
     private const int MaxErrorChars = 300;
 
@@ -78,7 +81,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
 
         if (_pingSawDisposed || IsDisposed(multiplexer))
         {
-            Retire("disposed");
+            Retire(now);
             return;
         }
 
@@ -325,6 +328,13 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         try
         {
             var multiplexer = await _registration.Resolve(_services).ConfigureAwait(false);
+            if (!_registration.Owned && IsDisposed(multiplexer))
+            {
+                // The factory still hands out the instance the app disposed: asked again later, never watched.
+                _state = "disposed";
+                return;
+            }
+
             Attach(multiplexer);
             if (_disposed)
             {
@@ -350,7 +360,12 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         }
     }
 
-    private void Retire(string state)
+    /// <summary>
+    /// The app disposed its multiplexer: its series go, and its factory is asked again, since an app that
+    /// recreates its multiplexer (the reconnect pattern recommended for Azure Cache for Redis: a factory
+    /// returning the current instance) hands out a new one. One MuxWatch made is never disposed by others.
+    /// </summary>
+    private void Retire(DateTimeOffset now)
     {
         var multiplexer = Interlocked.Exchange(ref _multiplexer, null);
         if (multiplexer is not null)
@@ -358,9 +373,14 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             Detach(multiplexer);
         }
 
-        _disposed = true;
-        _state = state;
+        _state = "disposed";
+        _pingSawDisposed = false;
+        _endpoints.Clear(); // their cached series were removed below; a new instance starts afresh
         _metrics.RemoveMultiplexer(Name);
+        lock (_gate)
+        {
+            _nextResolve = now + RecycledRetry;
+        }
     }
 
     private void Attach(IConnectionMultiplexer multiplexer)

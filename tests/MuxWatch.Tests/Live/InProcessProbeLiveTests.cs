@@ -124,6 +124,29 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
         await host.StopAsync();
     }
 
+    /// <summary>Issue 26, #2: an app that disposes and recreates its multiplexer (a factory returning the current instance) was never watched again.</summary>
+    [Fact]
+    public async Task A_multiplexer_the_app_recreates_is_watched_again_through_its_factory()
+    {
+        var current = await ConnectionMultiplexer.ConnectAsync(_redis.EndPoint);
+        using var host = await StartHostAsync(watch => watch.AddMultiplexer("recycled", _ => Volatile.Read(ref current)));
+        var mux = ("multiplexer", "recycled");
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_ping_seconds_count", mux) >= 1, "the first instance probed");
+        var status = host.Services.GetRequiredService<ITargetStatusSource>();
+
+        // The reconnect pattern: dispose the old instance, publish a new one.
+        var old = current;
+        await old.DisposeAsync();
+        await Eventually.UntilAsync(() => status.Targets().Single().State == "disposed", "the disposed instance seen");
+        Volatile.Write(ref current, await ConnectionMultiplexer.ConnectAsync(_redis.EndPoint));
+
+        await Eventually.UntilAsync(async () => status.Targets().Single().State == "connected" && (await ScrapeAsync()).Value("muxwatch_ping_seconds_count", mux) >= 1,
+            "the new instance watched: connected and probed");
+        Assert.Single(status.Targets());
+        await host.StopAsync();
+        await current.DisposeAsync();
+    }
+
     [Fact]
     public async Task A_factory_that_throws_never_breaks_start_up_and_is_reported_failed()
     {

@@ -321,7 +321,7 @@ public sealed class ServerTimelineTests
         var options = Options.Create(new MuxWatchOptions());
         var timelines = new ServerTimelines(options);
         var correlator = new ServerCorrelationStep(timelines, clock, options);
-        var pipeline = new TimeoutPipeline([new MessageRulesStep(), correlator], [new TimeoutMetricsSink(_metrics), new TimeoutCounts()]);
+        var pipeline = new TimeoutPipeline([new MessageRulesStep(), correlator], [new TimeoutMetricsSink(_metrics, clock), new TimeoutCounts()]);
         return (pipeline, timelines, correlator);
     }
 }

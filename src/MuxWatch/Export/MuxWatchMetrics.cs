@@ -1,3 +1,4 @@
+using MuxWatch.Pipeline;
 using MuxWatch.Timeouts;
 using Prometheus;
 
@@ -15,15 +16,27 @@ namespace MuxWatch.Export;
 /// </remarks>
 public sealed partial class MuxWatchMetrics
 {
-    /// <summary>At most this many distinct multiplexer/endpoint label pairs in the timeout families.</summary>
+    /// <summary>
+    /// At most this many distinct multiplexer/endpoint label pairs for timeouts that came from outside the
+    /// process (posted); a pair unused for <see cref="PostedEndpointIdle"/> gives its place to a new one.
+    /// Timeouts of MuxWatch's own probes and of the app's own calls have a budget of their own
+    /// (<see cref="MaxOwnTimeoutEndpoints"/>): posts can never push a watched endpoint into <c>other</c>.
+    /// </summary>
     public const int MaxTimeoutEndpoints = 200;
+
+    /// <summary>At most this many multiplexer/endpoint pairs for timeouts seen in-process (the probe's, the app's own).</summary>
+    public const int MaxOwnTimeoutEndpoints = 2000;
+
+    /// <summary>How long a posted endpoint's label is kept unused before its place can go to another.</summary>
+    public static readonly TimeSpan PostedEndpointIdle = TimeSpan.FromHours(1);
 
     /// <summary>The multiplexer label of a timeout that no registered multiplexer claims (posted, or an unregistered one).</summary>
     public const string UnknownMultiplexer = "unknown";
 
     private static readonly string[] MultiplexerEndpoint = ["multiplexer", "endpoint"];
 
-    private readonly BoundedLabelValues _timeoutEndpoints = new(MaxTimeoutEndpoints);
+    private readonly BoundedLabelValues _ownTimeoutEndpoints = new(MaxOwnTimeoutEndpoints);
+    private readonly AgingLabelValues _postedTimeoutEndpoints = new(MaxTimeoutEndpoints, PostedEndpointIdle);
 
     /// <summary>Creates the families in <paramref name="registry"/>.</summary>
     public MuxWatchMetrics(CollectorRegistry registry)
@@ -161,12 +174,25 @@ public sealed partial class MuxWatchMetrics
     internal Gauge CorrelationPending { get; }
 
     /// <summary>Counts one diagnosed timeout and sets the last-seen gauges of what it carried.</summary>
-    internal void RecordTimeout(ObservedTimeout timeout)
+    internal void RecordTimeout(ObservedTimeout timeout, DateTimeOffset now)
     {
         var multiplexer = timeout.Multiplexer ?? UnknownMultiplexer;
-        var endpoint = _timeoutEndpoints.Admit(multiplexer + "\n" + timeout.Endpoint) == BoundedLabelValues.Other
-            ? BoundedLabelValues.Other
-            : timeout.Endpoint;
+        var pair = multiplexer + "\n" + timeout.Endpoint;
+        string admitted;
+        if (timeout.Source is TimeoutSources.FirstChance or TimeoutSources.Probe)
+        {
+            admitted = _ownTimeoutEndpoints.Admit(pair);
+        }
+        else
+        {
+            admitted = _postedTimeoutEndpoints.Admit(pair, now, out var freed);
+            if (freed is not null)
+            {
+                RemoveTimeoutSeries(freed);
+            }
+        }
+
+        var endpoint = admitted == BoundedLabelValues.Other ? BoundedLabelValues.Other : timeout.Endpoint;
         Timeouts.WithLabels(multiplexer, endpoint, timeout.Diagnosis.Cause.ToName(), timeout.Source).Inc();
 
         var report = timeout.Report;
@@ -205,7 +231,7 @@ public sealed partial class MuxWatchMetrics
     /// </remarks>
     internal void InitializeEndpoint(string multiplexer, string endpoint, string eventEndpoint, IReadOnlyList<string> sources)
     {
-        var timeoutEndpoint = _timeoutEndpoints.Admit(multiplexer + "\n" + endpoint) == BoundedLabelValues.Other ? BoundedLabelValues.Other : endpoint;
+        var timeoutEndpoint = _ownTimeoutEndpoints.Admit(multiplexer + "\n" + endpoint) == BoundedLabelValues.Other ? BoundedLabelValues.Other : endpoint;
         foreach (var cause in Enum.GetValues<TimeoutCause>())
         {
             foreach (var source in sources)
@@ -222,6 +248,22 @@ public sealed partial class MuxWatchMetrics
 
     /// <summary>The connection events whose labels are known in advance (the client reports a restore with failure type <c>None</c>, measured).</summary>
     private static readonly (string Name, string FailureType)[] KnownEvents = [("connection-restored", "None"), ("error-message", "none"), ("internal-error", "none")];
+
+    /// <summary>Removes the timeout series of one posted multiplexer/endpoint pair whose label place was given up.</summary>
+    private void RemoveTimeoutSeries(string pair)
+    {
+        var separator = pair.IndexOf('\n', StringComparison.Ordinal);
+        var (multiplexer, endpoint) = (pair[..separator], pair[(separator + 1)..]);
+        foreach (var labels in Timeouts.GetAllLabelValues().Where(l => l.Length > 1 && l[0] == multiplexer && l[1] == endpoint).ToList())
+        {
+            Timeouts.RemoveLabelled(labels);
+        }
+
+        foreach (var gauge in (Gauge[])[LastTimeoutSentAwaitingResponse, LastTimeoutPendingUnsent, LastTimeoutInboundBytes, LastTimeoutBusyWorkerThreads, LastTimeoutTimestamp])
+        {
+            gauge.RemoveLabelled(multiplexer, endpoint);
+        }
+    }
 
     /// <summary>Removes every series of one multiplexer (it was disposed or unregistered).</summary>
     internal void RemoveMultiplexer(string multiplexer)

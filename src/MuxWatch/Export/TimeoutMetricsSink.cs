@@ -9,7 +9,7 @@ namespace MuxWatch.Export;
 /// counting a provisional cause then the final one would page twice. An unsettled timeout waits at most
 /// <c>MuxWatch:CorrelationSettleTimeout</c>; <c>muxwatch_correlation_pending</c> shows how many wait.
 /// </remarks>
-internal sealed class TimeoutMetricsSink(MuxWatchMetrics metrics) : ITimeoutSink
+internal sealed class TimeoutMetricsSink(MuxWatchMetrics metrics, TimeProvider time) : ITimeoutSink
 {
     public void Publish(ObservedTimeout timeout)
     {
@@ -21,7 +21,7 @@ internal sealed class TimeoutMetricsSink(MuxWatchMetrics metrics) : ITimeoutSink
 
     public void Settled(ObservedTimeout final)
     {
-        metrics.RecordTimeout(final);
+        metrics.RecordTimeout(final, time.GetUtcNow());
     }
 
     public void Revise(ObservedTimeout previous, ObservedTimeout revised)

@@ -142,7 +142,8 @@ internal static partial class StartupErrors
 
         foreach (var target in section.GetSection("Targets").GetChildren())
         {
-            foreach (var child in target.GetChildren().Where(c => !c.Key.Equals("Name", StringComparison.OrdinalIgnoreCase) && !c.Key.Equals("ConnectionString", StringComparison.OrdinalIgnoreCase)))
+            foreach (var child in target.GetChildren().Where(c => !c.Key.Equals("Name", StringComparison.OrdinalIgnoreCase) && !c.Key.Equals("ConnectionString", StringComparison.OrdinalIgnoreCase)
+                && !c.Key.Equals("PasswordFile", StringComparison.OrdinalIgnoreCase)))
             {
                 LogUnknownSetting(logger, child.Path);
             }

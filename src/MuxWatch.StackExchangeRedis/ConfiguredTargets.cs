@@ -10,6 +10,17 @@ public sealed class TargetOptions
 
     /// <summary>A StackExchange.Redis configuration string, such as <c>redis:6379,password=...,ssl=true</c>. The password is never shown.</summary>
     public string ConnectionString { get; set; } = string.Empty;
+
+    /// <summary>
+    /// A file whose content (one trailing line break dropped) is the password, used instead of one in
+    /// <see cref="ConnectionString"/>: the recommended form (a Kubernetes Secret or a Docker secret mounted
+    /// as a file). A password on the command line is readable by any local user in <c>/proc/PID/cmdline</c>,
+    /// and one with a comma cannot be written in a configuration string at all.
+    /// </summary>
+    public string? PasswordFile { get; set; }
+
+    /// <summary>The password from <see cref="PasswordFile"/>, or null when none is set.</summary>
+    internal string? ReadPassword() => string.IsNullOrWhiteSpace(PasswordFile) ? null : File.ReadAllText(PasswordFile).TrimEnd('\r', '\n');
 }
 
 /// <summary>The <c>MuxWatch:Targets</c> list.</summary>
@@ -30,7 +41,7 @@ internal sealed class ConfiguredTargets(IOptions<TargetsOptions> options)
     public IEnumerable<MultiplexerRegistration> Registrations()
     {
         var targets = options.Value.Targets.Count == 0 ? [Default] : options.Value.Targets;
-        return targets.Select(t => MultiplexerRegistration.ForConnectionString(t.Name.Trim(), t.ConnectionString));
+        return targets.Select(t => MultiplexerRegistration.ForConnectionString(t.Name.Trim(), t.ConnectionString, t.ReadPassword()));
     }
 }
 
@@ -61,14 +72,50 @@ internal sealed class TargetsOptionsValidator : IValidateOptions<TargetsOptions>
             try
             {
                 OwnedConnection.Parse(target.ConnectionString);
+                if (PartAfterPasswordWithoutValue(target.ConnectionString))
+                {
+                    // Never shown: it is most likely the tail of a password with a comma in it.
+                    failures.Add($"{setting}:ConnectionString has a part without '=' after password=, which would be read as an endpoint (a password with a comma in it?): list endpoints before password=, and put a password with a comma in {setting}:PasswordFile.");
+                }
             }
             catch (ArgumentException ex)
             {
                 failures.Add($"{setting}:ConnectionString is not a valid StackExchange.Redis configuration string: {ex.Message}.");
             }
+
+            if (!string.IsNullOrWhiteSpace(target.PasswordFile))
+            {
+                try
+                {
+                    _ = target.ReadPassword();
+                }
+                catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+                {
+                    failures.Add($"{setting}:PasswordFile cannot be read ({ex.GetType().Name}): {target.PasswordFile}.");
+                }
+            }
         }
 
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+
+    /// <summary>True when a part with no <c>=</c> (which the client reads as an endpoint) follows <c>password=</c>.</summary>
+    internal static bool PartAfterPasswordWithoutValue(string connectionString)
+    {
+        var afterPassword = false;
+        foreach (var part in connectionString.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
+        {
+            if (part.StartsWith("password=", StringComparison.OrdinalIgnoreCase))
+            {
+                afterPassword = true;
+            }
+            else if (afterPassword && !part.Contains('=', StringComparison.Ordinal))
+            {
+                return true;
+            }
+        }
+
+        return false;
     }
 }
 

@@ -14,9 +14,17 @@ internal sealed record MultiplexerRegistration(
     string? DisplayConfiguration)
 {
     /// <summary>A registration for a connection string: MuxWatch connects in the background, never failing start-up.</summary>
-    public static MultiplexerRegistration ForConnectionString(string name, string connectionString)
+    /// <param name="name">The multiplexer's name.</param>
+    /// <param name="connectionString">A StackExchange.Redis configuration string.</param>
+    /// <param name="password">A password to use instead of any the string holds (read from a file or a secret, so it never sits on a command line).</param>
+    public static MultiplexerRegistration ForConnectionString(string name, string connectionString, string? password = null)
     {
         var options = OwnedConnection.Parse(connectionString);
+        if (password is not null)
+        {
+            options.Password = password;
+        }
+
         var shown = options.ToString(includePassword: false); // as the user wrote it
 
         // MuxWatch's own connection, so it may be an admin one: the server poller uses it instead of

@@ -29,6 +29,8 @@ public sealed class ConfigurationTests
     [InlineData("Urls", "http://[::1]9401")]
     [InlineData("MuxWatch:Targets:0:ConnectionString", "localhost:6379,password=hunter2-never-shown,notAnOption=1")]
     [InlineData("MuxWatch:Targets:0:ConnectionString", ",,,")]
+    [InlineData("MuxWatch:Targets:0:ConnectionString", "localhost:6379,password=hunter2-never-shown,tail-of-it")] // issue 26, #10: a comma in a password
+    [InlineData("MuxWatch:Targets:0:PasswordFile", "/nonexistent/muxwatch-password")]
     [InlineData("MuxWatch:Targets:0:Name", "has spaces and {braces}")]
     public async Task An_invalid_setting_exits_non_zero_naming_it(string setting, string value)
     {
@@ -45,6 +47,7 @@ public sealed class ConfigurationTests
         }
 
         Assert.DoesNotContain("hunter2-never-shown", output + error, StringComparison.Ordinal);
+        Assert.DoesNotContain("tail-of-it", output + error, StringComparison.Ordinal);
     }
 
     [Fact]

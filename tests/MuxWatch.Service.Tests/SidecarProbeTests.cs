@@ -178,6 +178,24 @@ public sealed class SidecarProbeTests : IAsyncLifetime
         Assert.Equal(failures.Count, counted.Value("muxwatch_timeouts_total", mux, ("cause", "connection-loss")));
     }
 
+    /// <summary>Issue 26, #10: the password from a file (a mounted secret), never on the command line.</summary>
+    [Fact]
+    public async Task A_password_from_a_file_connects_and_is_never_shown()
+    {
+        var file = Path.Combine(Directory.CreateTempSubdirectory("muxwatch-secret-").FullName, "redis-password");
+        await File.WriteAllTextAsync(file, Password + "\n");
+        using var sidecar = new InMemorySidecar(
+            ("MuxWatch:ProbeInterval", "00:00:00.200"),
+            ("MuxWatch:Targets:0:Name", "secret"),
+            ("MuxWatch:Targets:0:ConnectionString", _redis.EndPoint),
+            ("MuxWatch:Targets:0:PasswordFile", file));
+
+        await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_connected", ("multiplexer", "secret")) == 1, "connected with the file's password");
+        var targets = await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative));
+        Assert.DoesNotContain(Password, targets, StringComparison.Ordinal);
+        Directory.Delete(Path.GetDirectoryName(file)!, recursive: true);
+    }
+
     /// <summary>Issue 26, #9: a wrong password left no reason anywhere (no lastError, no event, no log line).</summary>
     [Fact]
     public async Task A_refused_password_is_named_in_targets_the_event_counter_and_the_log_without_the_secret()

@@ -79,7 +79,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
                 continue;
             }
 
-            var servers = multiplexer.GetServers();
+            var servers = watched.Servers(multiplexer);
             var endpoints = servers.Select(server => EndpointText.Of(server.EndPoint)).ToArray();
             watchedEndpoints.UnionWith(endpoints);
             if (endpoints.All(covered.Contains))

@@ -46,6 +46,8 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     private DateTimeOffset? _lastSuccess;
     private bool _disposed;
     private volatile bool _pingSawDisposed;
+    private readonly int _maxEndpoints;
+    private int _overBudget;
 
     public WatchedMultiplexer(MultiplexerRegistration registration, IServiceProvider services, MuxWatchMetrics metrics, Func<TimeoutPipeline> pipeline, TimeProvider time)
     {
@@ -54,7 +56,41 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         _metrics = metrics;
         _pipeline = pipeline;
         _time = time;
+        _maxEndpoints = services.GetService<Microsoft.Extensions.Options.IOptions<MuxWatch.Hosting.MuxWatchOptions>>()?.Value.MaxEndpointsPerMultiplexer
+            ?? new MuxWatch.Hosting.MuxWatchOptions().MaxEndpointsPerMultiplexer;
     }
+
+    /// <summary>
+    /// The servers MuxWatch probes and polls: the multiplexer's, up to <c>MuxWatch:MaxEndpointsPerMultiplexer</c>
+    /// in the client's order. A cluster's node list comes from its servers, so one advertising a thousand
+    /// nodes must not cost thousands of series: the overflow is exported and logged once.
+    /// </summary>
+    internal IServer[] Servers(IConnectionMultiplexer multiplexer)
+    {
+        var all = multiplexer.GetServers();
+        var over = all.Length - _maxEndpoints;
+        if (over <= 0)
+        {
+            if (Interlocked.Exchange(ref _overBudget, 0) != 0)
+            {
+                _metrics.EndpointsOverBudget.WithLabels(Name).Set(0);
+            }
+
+            return all;
+        }
+
+        _metrics.EndpointsOverBudget.WithLabels(Name).Set(over);
+        if (Interlocked.Exchange(ref _overBudget, 1) == 0 && _services.GetService<Microsoft.Extensions.Logging.ILoggerFactory>() is { } loggers)
+        {
+            LogOverBudget(loggers.CreateLogger(typeof(WatchedMultiplexer).FullName!), Name, all.Length, _maxEndpoints);
+        }
+
+        return all[.._maxEndpoints];
+    }
+
+    [Microsoft.Extensions.Logging.LoggerMessage(EventId = 42, Level = Microsoft.Extensions.Logging.LogLevel.Warning,
+        Message = "Multiplexer {Multiplexer} knows {Endpoints} endpoints; only the first {Budget} are probed and polled (MuxWatch:MaxEndpointsPerMultiplexer)")]
+    private static partial void LogOverBudget(Microsoft.Extensions.Logging.ILogger logger, string multiplexer, int endpoints, int budget);
 
     public string Name => _registration.Name;
 
@@ -85,7 +121,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             return;
         }
 
-        var servers = multiplexer.GetServers();
+        var servers = Servers(multiplexer);
         var anyConnected = false;
         foreach (var server in servers)
         {
@@ -150,7 +186,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         var servers = new List<TargetServerStatus>();
         if (multiplexer is not null && !_disposed)
         {
-            foreach (var server in multiplexer.GetServers())
+            foreach (var server in Servers(multiplexer))
             {
                 var endpoint = EndpointText.Of(server.EndPoint);
                 servers.Add(new TargetServerStatus(

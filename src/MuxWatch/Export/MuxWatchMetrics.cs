@@ -85,6 +85,8 @@ public sealed partial class MuxWatchMetrics
             "Seconds since the multiplexer's last heartbeat, from GetStatus().", ["multiplexer"]);
         ClientTimeouts = factory.CreateCounter("muxwatch_client_timeouts_total",
             "Timeouts the client itself counted, by mode (sync, async, fire-and-forget), from GetStatus().", ["multiplexer", "mode"]);
+        EndpointsOverBudget = factory.CreateGauge("muxwatch_endpoints_over_budget",
+            "Endpoints of the multiplexer beyond MuxWatch:MaxEndpointsPerMultiplexer: known to the client, neither probed nor polled.", ["multiplexer"]);
         ConnectionEvents = factory.CreateCounter("muxwatch_connection_events_total",
             "Multiplexer events: connection-failed, connection-restored, error-message, internal-error, server-maintenance. Counted, never ordered (they arrive out of order).",
             ["multiplexer", "endpoint", "event", "failure_type"]);
@@ -152,6 +154,9 @@ public sealed partial class MuxWatchMetrics
     internal Counter ClientTimeouts { get; }
 
     internal Counter ConnectionEvents { get; }
+
+
+    internal Gauge EndpointsOverBudget { get; }
 
     internal Gauge ThreadPoolBusy { get; }
 
@@ -278,7 +283,7 @@ public sealed partial class MuxWatchMetrics
         }
 
         foreach (var collector in (Collector[])[Connected, SentAwaitingResponse, PendingUnsent, Operations, Reconnects, Subscriptions,
-                     Ping, PingFailures, LastProbeSuccess, HeartbeatAge, ClientTimeouts, ConnectionEvents])
+                     Ping, PingFailures, LastProbeSuccess, HeartbeatAge, ClientTimeouts, ConnectionEvents, EndpointsOverBudget])
         {
             RemoveWhere(collector, multiplexer);
         }

@@ -31,6 +31,13 @@ public sealed class MuxWatchOptions
     /// </summary>
     public TimeSpan ProbeTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
+    /// <summary>
+    /// How many endpoints of one multiplexer are probed and polled (default 128, 1 to 10000). A cluster's
+    /// node list comes from its servers: one advertising a thousand nodes would otherwise cost thousands of
+    /// series. Those past it are counted in <c>muxwatch_endpoints_over_budget</c> and logged once.
+    /// </summary>
+    public int MaxEndpointsPerMultiplexer { get; set; } = 128;
+
     /// <summary>How many caught exceptions may wait to be read before more are dropped and counted (default 10000, 1 to 1000000).</summary>
     public int CaptureQueueCapacity { get; set; } = 10_000;
 

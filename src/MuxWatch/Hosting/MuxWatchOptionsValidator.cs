@@ -8,6 +8,11 @@ internal sealed class MuxWatchOptionsValidator : IValidateOptions<MuxWatchOption
     public ValidateOptionsResult Validate(string? name, MuxWatchOptions options)
     {
         var failures = new List<string>();
+        if (options.MaxEndpointsPerMultiplexer is < 1 or > 10_000)
+        {
+            failures.Add($"{MuxWatchOptions.SectionName}:{nameof(MuxWatchOptions.MaxEndpointsPerMultiplexer)} must be between 1 and 10000 (was {options.MaxEndpointsPerMultiplexer}).");
+        }
+
         if (options.RecentTimeoutCapacity is < 1 or > 100_000)
         {
             failures.Add($"{MuxWatchOptions.SectionName}:{nameof(MuxWatchOptions.RecentTimeoutCapacity)} must be between 1 and 100000 (was {options.RecentTimeoutCapacity}).");

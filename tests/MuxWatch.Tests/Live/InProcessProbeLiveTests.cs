@@ -124,6 +124,32 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
         await host.StopAsync();
     }
 
+    /// <summary>Issue 26, #8: a multiplexer's endpoint list had no cap (a server advertising 1,000 cluster nodes: 7,145 series).</summary>
+    [Fact]
+    public async Task Endpoints_beyond_the_budget_are_counted_and_logged_never_probed()
+    {
+        var logs = new CollectingLoggerProvider();
+        var endpoints = string.Join(',', new[] { _redis.EndPoint }.Concat(Enumerable.Range(0, 5).Select(_ => $"127.0.0.1:{FreePort.Next()}")));
+        var app = await ConnectionMultiplexer.ConnectAsync($"{endpoints},abortConnect=false,connectTimeout=500");
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders().AddProvider(logs);
+        builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+        builder.Configuration["MuxWatch:MaxEndpointsPerMultiplexer"] = "3";
+        builder.Services.AddMuxWatch().UseMetricsRegistry(_registry).AddMultiplexer("wide", _ => app);
+        using var host = builder.Build();
+        await host.StartAsync();
+        var mux = ("multiplexer", "wide");
+
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_endpoints_over_budget", mux) == 3, "the three endpoints over the budget counted");
+        var metrics = await ScrapeAsync();
+        Assert.Equal(3, metrics.Samples("muxwatch_connected", mux).Count);
+        Assert.Equal(3, host.Services.GetRequiredService<ITargetStatusSource>().Targets().Single().Servers.Count);
+        Assert.Single(logs.Lines, line => line.Text.Contains("wide knows 6 endpoints; only the first 3 are probed and polled", StringComparison.Ordinal));
+        await host.StopAsync();
+        await app.DisposeAsync();
+        logs.Dispose();
+    }
+
     /// <summary>Issue 26, #2: an app that disposes and recreates its multiplexer (a factory returning the current instance) was never watched again.</summary>
     [Fact]
     public async Task A_multiplexer_the_app_recreates_is_watched_again_through_its_factory()

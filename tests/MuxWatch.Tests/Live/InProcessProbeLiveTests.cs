@@ -140,8 +140,12 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
         await host.StartAsync();
         var mux = ("multiplexer", "wide");
 
-        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_endpoints_over_budget", mux) == 3, "the three endpoints over the budget counted");
-        var metrics = await ScrapeAsync();
+        MetricsText metrics = null!;
+        await Eventually.UntilAsync(async () => (metrics = await ScrapeAsync()).Value("muxwatch_endpoints_over_budget", mux) == 3
+            && metrics.Samples("muxwatch_connected", mux).Count > 0, "the three endpoints over the budget counted, the others sampled");
+        var cycles = host.Services.GetRequiredService<ProbeLoopHealth>().Cycles;
+        await Eventually.UntilAsync(() => host.Services.GetRequiredService<ProbeLoopHealth>().Cycles > cycles + 1, "a whole cycle more");
+        metrics = await ScrapeAsync();
         Assert.Equal(3, metrics.Samples("muxwatch_connected", mux).Count);
         Assert.Equal(3, host.Services.GetRequiredService<ITargetStatusSource>().Targets().Single().Servers.Count);
         Assert.Single(logs.Lines, line => line.Text.Contains("wide knows 6 endpoints; only the first 3 are probed and polled", StringComparison.Ordinal));

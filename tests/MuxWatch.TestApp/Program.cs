@@ -193,7 +193,7 @@ static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplex
     }
 
     var sleeping = server.ExecuteAsync("DEBUG", "SLEEP", "2");
-    await Task.Delay(50); // the DEBUG is on the wire first
+    await WaitUntilBlockedAsync(endpoint); // the calls start only once the server is really asleep
     var thrown = 0;
     var calls = Enumerable.Range(0, 50).Select(async _ =>
     {
@@ -244,6 +244,34 @@ static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplex
     }
 
     return thrown > 0 && AllIn() ? 0 : 3;
+}
+
+// Blocked: a PING on a connection of its own gets no answer within 100 ms. A raw socket, so that no client
+// timeout is thrown for MuxWatch to catch; a healthy loopback server answers in well under a millisecond.
+static async Task WaitUntilBlockedAsync(string endpoint)
+{
+    var separator = endpoint.LastIndexOf(':');
+    var (host, port) = (endpoint[..separator], int.Parse(endpoint[(separator + 1)..], System.Globalization.CultureInfo.InvariantCulture));
+    var deadline = DateTime.UtcNow.AddSeconds(5);
+    var reply = new byte[16];
+    while (DateTime.UtcNow < deadline)
+    {
+        using var socket = new System.Net.Sockets.TcpClient();
+        await socket.ConnectAsync(host, port);
+        var stream = socket.GetStream();
+        await stream.WriteAsync("PING\r\n"u8.ToArray());
+        using var answered = new CancellationTokenSource(TimeSpan.FromMilliseconds(100));
+        try
+        {
+            _ = await stream.ReadAtLeastAsync(reply, 1, throwOnEndOfStream: false, answered.Token); // "+PONG", or nothing while blocked
+        }
+        catch (OperationCanceledException)
+        {
+            return;
+        }
+    }
+
+    throw new TimeoutException("the server never stopped answering after DEBUG SLEEP");
 }
 
 static async Task WaitAsync(Func<bool> condition)

@@ -12,8 +12,7 @@ internal static class WaitingWindow
     /// </summary>
     internal static (DateTimeOffset From, DateTimeOffset To) Of(TimeoutObservation observation)
     {
-        var waited = observation.Report.ElapsedMilliseconds ?? observation.Report.TimeoutMilliseconds;
-        var span = waited is > 0 and < 86_400_000 ? TimeSpan.FromMilliseconds(waited.Value) : Default;
+        var span = observation.Report.WaitedFor ?? Default;
         return (observation.Time - DateTimeOffset.MinValue > span ? observation.Time - span : DateTimeOffset.MinValue, observation.Time);
     }
 }

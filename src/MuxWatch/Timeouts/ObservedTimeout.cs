@@ -37,8 +37,7 @@ public sealed record ObservedTimeout(
     /// message has neither figure (1.x messages).
     /// </summary>
     public DateTimeOffset? WaitingSince =>
-        (Report.ElapsedMilliseconds ?? Report.TimeoutMilliseconds) is { } waited and > 0 and < 86_400_000
-            && Time - DateTimeOffset.MinValue > TimeSpan.FromMilliseconds(waited) // never fails, whatever time was stored
-            ? Time - TimeSpan.FromMilliseconds(waited)
+        Report.WaitedFor is { } waited && Time - DateTimeOffset.MinValue > waited // never fails, whatever time was stored
+            ? Time - waited
             : null;
 }

@@ -88,6 +88,13 @@ public sealed class RedisErrorReport
     /// <summary>Every field, in the order written; a key written twice keeps its first value.</summary>
     public IReadOnlyList<KeyValuePair<string, FieldValue>> Fields => _fields;
 
+    /// <summary>
+    /// How long the request waited, as far as the message tells: its elapsed figure (async) or its timeout
+    /// (sync); null when it has neither, or one beyond a day (no real client writes that).
+    /// </summary>
+    internal TimeSpan? WaitedFor =>
+        (ElapsedMilliseconds ?? TimeoutMilliseconds) is { } waited and > 0 and < 86_400_000 ? TimeSpan.FromMilliseconds(waited) : null;
+
     /// <summary>The field written under <paramref name="key"/> (exact case first, then any case).</summary>
     public FieldValue? Field(string key)
     {

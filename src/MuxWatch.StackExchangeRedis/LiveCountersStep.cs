@@ -9,32 +9,29 @@ namespace MuxWatch.StackExchangeRedis;
 /// </summary>
 /// <remarks>
 /// The counters are the highest of those read now and those the probe sampled while the request waited
-/// (from the message's elapsed or timeout figure, else the last 5 s: <see cref="WaitingWindow"/>): an async timeout can surface after
+/// (<see cref="TimeoutContext.Waiting"/>): an async timeout can surface after
 /// its stall has ended, when the counters read now are back at 0.
 /// When several watched multiplexers share the endpoint, the one whose client name the message carries
 /// is taken; if that does not decide it, none is.
 /// </remarks>
-internal sealed class LiveCountersStep(MultiplexerProbe probe, TimeProvider time) : ITimeoutStep
+internal sealed class LiveCountersStep(WatchedMultiplexers multiplexers, TimeProvider time) : ITimeoutStep
 {
     public TimeoutStepStage Stage => TimeoutStepStage.Enrich;
 
-    /// <summary>When the request started waiting: the one window every step uses.</summary>
-    private static DateTimeOffset WaitingSince(TimeoutContext timeout) => WaitingWindow.Of(timeout.Observation).From;
-
     public void Apply(TimeoutContext timeout)
     {
-        if (timeout.Observation.Source is not (TimeoutSources.FirstChance or TimeoutSources.Probe) || timeout.Report.Endpoint is not { } endpoint)
+        if (!TimeoutSources.IsInProcess(timeout.Observation.Source) || timeout.Report.Endpoint is not { } endpoint)
         {
             return;
         }
 
-        var candidates = probe.Watched.Where(w => timeout.Multiplexer is null ? w.HasEndpoint(endpoint) : w.Name == timeout.Multiplexer).ToList();
+        var candidates = multiplexers.All.Where(w => timeout.Multiplexer is null ? w.HasEndpoint(endpoint) : w.Name == timeout.Multiplexer).ToList();
         if (candidates.Count > 1 && timeout.Report.Field("clientName")?.Raw is { } clientName)
         {
             candidates = [.. candidates.Where(w => w.Multiplexer?.ClientName == clientName)];
         }
 
-        if (candidates.Count != 1 || candidates[0].LiveCountersOf(endpoint, time.GetUtcNow(), WaitingSince(timeout)) is not { } counters)
+        if (candidates.Count != 1 || candidates[0].LiveCountersOf(endpoint, time.GetUtcNow(), timeout.Waiting.From) is not { } counters)
         {
             return;
         }

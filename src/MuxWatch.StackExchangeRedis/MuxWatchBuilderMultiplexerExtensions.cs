@@ -90,14 +90,14 @@ public static class MuxWatchBuilderMultiplexerExtensions
 
     private static void AddProbe(IServiceCollection services)
     {
-        if (services.Any(d => d.ServiceType == typeof(MultiplexerProbe)))
+        if (services.Any(d => d.ServiceType == typeof(WatchedMultiplexers)))
         {
             return;
         }
 
-        services.AddSingleton<MultiplexerProbe>();
-        services.AddSingleton<IPeriodicProbe>(sp => sp.GetRequiredService<MultiplexerProbe>());
-        services.AddSingleton<ITargetStatusSource>(sp => sp.GetRequiredService<MultiplexerProbe>());
+        services.AddSingleton<WatchedMultiplexers>();
+        services.AddSingleton<ITargetStatusSource>(sp => sp.GetRequiredService<WatchedMultiplexers>());
+        services.AddSingleton<IPeriodicProbe, MultiplexerProbe>();
         services.AddSingleton<ITimeoutStep, LiveCountersStep>();
         services.AddSingleton<ServerPollProbe>();
         services.AddSingleton<IPeriodicProbe>(sp => sp.GetRequiredService<ServerPollProbe>());

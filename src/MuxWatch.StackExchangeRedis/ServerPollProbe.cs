@@ -30,7 +30,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
 
     private static readonly TimeSpan ConnectRetry = TimeSpan.FromSeconds(10);
 
-    private readonly MultiplexerProbe _multiplexers;
+    private readonly WatchedMultiplexers _multiplexers;
     private readonly ServerTimelines _timelines;
     private readonly MuxWatchMetrics _metrics;
     private readonly TimeProvider _time;
@@ -40,7 +40,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
     private readonly ConcurrentDictionary<string, EndpointPoller> _pollers = new(StringComparer.OrdinalIgnoreCase);
 
     public ServerPollProbe(
-        MultiplexerProbe multiplexers,
+        WatchedMultiplexers multiplexers,
         ServerTimelines timelines,
         MuxWatchMetrics metrics,
         TimeProvider time,
@@ -71,7 +71,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         // own: three app multiplexers on one server hold one polling connection, not three.
         var watchedEndpoints = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
         var covered = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
-        foreach (var watched in _multiplexers.Watched)
+        foreach (var watched in _multiplexers.All)
         {
             if (watched.Multiplexer is not { } multiplexer)
             {

@@ -29,7 +29,6 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     private readonly MultiplexerRegistration _registration;
     private readonly IServiceProvider _services;
     private readonly MuxWatchMetrics _metrics;
-    private readonly Func<TimeoutPipeline> _pipeline;
     private readonly TimeProvider _time;
     private readonly ConcurrentDictionary<string, EndpointState> _endpoints = new(StringComparer.Ordinal);
     private readonly BoundedLabelValues _eventEndpoints = new(MaxEventEndpoints);
@@ -49,15 +48,13 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     private readonly int _maxEndpoints;
     private int _overBudget;
 
-    public WatchedMultiplexer(MultiplexerRegistration registration, IServiceProvider services, MuxWatchMetrics metrics, Func<TimeoutPipeline> pipeline, TimeProvider time)
+    public WatchedMultiplexer(MultiplexerRegistration registration, IServiceProvider services, MuxWatchMetrics metrics, TimeProvider time, int maxEndpoints)
     {
         _registration = registration;
         _services = services;
         _metrics = metrics;
-        _pipeline = pipeline;
         _time = time;
-        _maxEndpoints = services.GetService<Microsoft.Extensions.Options.IOptions<MuxWatch.Hosting.MuxWatchOptions>>()?.Value.MaxEndpointsPerMultiplexer
-            ?? new MuxWatch.Hosting.MuxWatchOptions().MaxEndpointsPerMultiplexer;
+        _maxEndpoints = maxEndpoints;
     }
 
     /// <summary>
@@ -100,8 +97,8 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// <summary>The multiplexer once resolved, until disposed.</summary>
     public IConnectionMultiplexer? Multiplexer => Volatile.Read(ref _multiplexer);
 
-    /// <summary>One cycle: resolve if needed (in the background), then sample counters, status and start PINGs.</summary>
-    public void Sample(DateTimeOffset now, bool ping, TimeSpan probeTimeout, CancellationToken stopping)
+    /// <summary>One cycle: resolve if needed (in the background), then sample counters, status and start PINGs; a PING's timeout goes to <paramref name="pipeline"/>.</summary>
+    public void Sample(DateTimeOffset now, bool ping, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
     {
         if (_disposed)
         {
@@ -125,7 +122,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         var anyConnected = false;
         foreach (var server in servers)
         {
-            anyConnected |= SampleServer(server, now, ping, probeTimeout, stopping);
+            anyConnected |= SampleServer(server, now, ping, probeTimeout, pipeline, stopping);
         }
 
         _statusText.GetStringBuilder().Clear();
@@ -246,7 +243,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
 
     private static readonly string[] AppAndProbe = [TimeoutSources.FirstChance, TimeoutSources.Probe];
 
-    private bool SampleServer(IServer server, DateTimeOffset now, bool ping, TimeSpan probeTimeout, CancellationToken stopping)
+    private bool SampleServer(IServer server, DateTimeOffset now, bool ping, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
     {
         var endpoint = EndpointText.Of(server.EndPoint);
         var state = _endpoints.GetOrAdd(endpoint, static (key, self) => self.NewEndpoint(key), this);
@@ -275,13 +272,13 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         else if (state.TryStartPing())
         {
             // Not awaited: the loop never waits on the network. The PING records itself when it completes.
-            _ = PingAsync(server, endpoint, state, probeTimeout, stopping);
+            _ = PingAsync(server, endpoint, state, probeTimeout, pipeline, stopping);
         }
 
         return true;
     }
 
-    private async Task PingAsync(IServer server, string endpoint, EndpointState state, TimeSpan probeTimeout, CancellationToken stopping)
+    private async Task PingAsync(IServer server, string endpoint, EndpointState state, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
     {
         var started = Stopwatch.GetTimestamp();
         try
@@ -302,7 +299,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             // The probe's own timeout: recorded and diagnosed like an app's, marked as the probe's.
             _metrics.PingFailures.WithLabels(Name, endpoint, ex is RedisTimeoutException ? "timeout" : "connection").Inc();
             Failed(ex.Message);
-            _pipeline().Submit(new TimeoutObservation(_time.GetUtcNow(), TimeoutSources.Probe, TimeoutMessageReader.Read(ex))
+            pipeline.Submit(new TimeoutObservation(_time.GetUtcNow(), TimeoutSources.Probe, RedisMessage.FromException(ex))
             {
                 Multiplexer = Name,
                 ThreadPoolAtCatch = ThreadPoolSnapshot.Capture(),

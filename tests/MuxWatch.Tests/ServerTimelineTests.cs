@@ -214,7 +214,7 @@ public sealed class ServerTimelineTests
     public void A_timeout_caught_before_the_poll_that_explains_it_is_settled_then_counted_once_under_its_final_cause()
     {
         var clock = new ManualTimeProvider(T0.AddSeconds(10));
-        var (pipeline, timelines, correlator) = NewPipeline(clock);
+        var (pipeline, timelines) = NewPipeline(clock);
         var timeline = timelines.GetOrAdd(Endpoint);
         var tracker = new ServerStateTracker(timeline, _metrics);
         tracker.Apply(Poll(9));
@@ -235,7 +235,7 @@ public sealed class ServerTimelineTests
         Assert.Equal(1, metrics.Value("muxwatch_timeouts_total", ("cause", "slow-command")));
         Assert.Null(metrics.Value("muxwatch_timeouts_total", ("cause", "server-stall")));
         Assert.Equal(0, metrics.Value("muxwatch_correlation_pending"));
-        Assert.Equal(0, correlator.PendingCount);
+        Assert.Equal(0, pipeline.PendingCount);
         Assert.Equal(0, pipeline.InternalFailures);
     }
 
@@ -243,17 +243,17 @@ public sealed class ServerTimelineTests
     public void A_timeout_whose_endpoint_is_never_polled_again_is_settled_at_the_settle_timeout_with_what_is_known()
     {
         var clock = new ManualTimeProvider(T0.AddSeconds(10));
-        var (pipeline, timelines, correlator) = NewPipeline(clock);
+        var (pipeline, timelines) = NewPipeline(clock);
         new ServerStateTracker(timelines.GetOrAdd(Endpoint), _metrics).Apply(Poll(9));
         pipeline.Submit(new TimeoutObservation(clock.GetUtcNow(), TimeoutSources.Probe,
             TimeoutMessageReader.Read($"Timeout performing GET k (1000ms), qu: 0, qs: 3, in: 0, serverEndpoint: {Endpoint}")));
 
         clock.Advance(TimeSpan.FromSeconds(29));
-        correlator.Sample(clock.GetUtcNow(), CancellationToken.None);
+        pipeline.SettleOverdue(clock.GetUtcNow());
         Assert.Null(Scrape().Value("muxwatch_timeouts_total"));
 
         clock.Advance(TimeSpan.FromSeconds(2));
-        correlator.Sample(clock.GetUtcNow(), CancellationToken.None);
+        pipeline.SettleOverdue(clock.GetUtcNow());
         Assert.Equal(1, Scrape().Value("muxwatch_timeouts_total", ("cause", "server-stall")));
     }
 
@@ -261,7 +261,7 @@ public sealed class ServerTimelineTests
     public void A_posted_timeout_in_the_past_is_correlated_against_the_history_at_once()
     {
         var clock = new ManualTimeProvider(T0.AddSeconds(60));
-        var (pipeline, timelines, _) = NewPipeline(clock);
+        var (pipeline, timelines) = NewPipeline(clock);
         var tracker = new ServerStateTracker(timelines.GetOrAdd(Endpoint), _metrics);
         tracker.Apply(Poll(0));
         tracker.Apply(Poll(1, ("rdb_bgsave_in_progress", "1"), ("rdb_current_bgsave_time_sec", "0")));
@@ -316,12 +316,12 @@ public sealed class ServerTimelineTests
         Assert.Contains(timeline.Events(), e => e.SlowlogId == 2);
     }
 
-    private (TimeoutPipeline Pipeline, ServerTimelines Timelines, ServerCorrelationStep Correlator) NewPipeline(TimeProvider clock)
+    private (TimeoutPipeline Pipeline, ServerTimelines Timelines) NewPipeline(TimeProvider clock)
     {
         var options = Options.Create(new MuxWatchOptions());
         var timelines = new ServerTimelines(options);
-        var correlator = new ServerCorrelationStep(timelines, clock, options);
-        var pipeline = new TimeoutPipeline([new MessageRulesStep(), correlator], [new TimeoutMetricsSink(_metrics, clock), new TimeoutCounts()]);
-        return (pipeline, timelines, correlator);
+        var correlator = new ServerCorrelationStep(timelines, clock);
+        var pipeline = new TimeoutPipeline([new MessageRulesStep(), correlator], [new TimeoutMetricsSink(_metrics, clock), new TimeoutCounts()], timelines: timelines, time: clock, options: options);
+        return (pipeline, timelines);
     }
 }

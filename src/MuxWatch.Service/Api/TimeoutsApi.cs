@@ -227,13 +227,14 @@ internal static partial class TimeoutsApi
         var isJsonLines = declaredJsonLines ?? text.AsSpan().TrimStart().StartsWith("{", StringComparison.Ordinal);
         if (!isJsonLines)
         {
-            var report = TimeoutMessageReader.Read(text);
-            if (!LooksLikeRedisMessage(report))
+            // Read here to refuse what is not a Redis message; the pipeline's read step takes the same report.
+            var posted = RedisMessage.FromText(text);
+            if (!LooksLikeRedisMessage(posted.Read()))
             {
                 return PostOutcome.Refused(StatusCodes.Status422UnprocessableEntity, "the text is not a StackExchange.Redis timeout or connection message");
             }
 
-            var observed = pipeline.Submit(new TimeoutObservation(now, TimeoutSources.Api, report));
+            var observed = pipeline.Submit(new TimeoutObservation(now, TimeoutSources.Api, posted));
             return PostOutcome.Answered([TimeoutAnswer.From(observed)]); // one message: its whole diagnosis
         }
 
@@ -259,8 +260,8 @@ internal static partial class TimeoutsApi
                 continue;
             }
 
-            var report = TimeoutMessageReader.Read(message);
-            if (!LooksLikeRedisMessage(report))
+            var line = RedisMessage.FromText(message);
+            if (!LooksLikeRedisMessage(line.Read()))
             {
                 results.Add(new LineErrorAnswer(i + 1, "the message is not a StackExchange.Redis timeout or connection message"));
                 continue;
@@ -268,7 +269,7 @@ internal static partial class TimeoutsApi
 
             // The answer stays about as large as the body: a summary per line, the whole diagnosis on
             // request (?details=true) for the first MaxDetailedResults lines.
-            var observed = pipeline.Submit(new TimeoutObservation(reportedAt, TimeoutSources.Api, report));
+            var observed = pipeline.Submit(new TimeoutObservation(reportedAt, TimeoutSources.Api, line));
             results.Add(details && detailed++ < MaxDetailedResults ? TimeoutAnswer.From(observed) : LineSummaryAnswer.From(i + 1, observed));
         }
 

@@ -68,8 +68,8 @@ internal static class ExplainCommand
             return 1;
         }
 
-        var report = TimeoutMessageReader.Read(text);
-        await output.WriteAsync(Describe(report, Explain(report).Diagnosis)).ConfigureAwait(false);
+        var explained = Explain(text);
+        await output.WriteAsync(Describe(explained.Report, explained.Diagnosis)).ConfigureAwait(false);
         return 0;
     }
 
@@ -103,12 +103,12 @@ internal static class ExplainCommand
             return MuxWatchJson.Serialize(new ErrorAnswer(problem));
         }
 
-        var report = TimeoutMessageReader.Read(message);
-        return MuxWatchJson.Serialize(DiagnosisAnswer.From(report, Explain(report).Diagnosis));
+        var explained = Explain(message);
+        return MuxWatchJson.Serialize(DiagnosisAnswer.From(explained.Report, explained.Diagnosis));
     }
 
-    private static ObservedTimeout Explain(RedisErrorReport report) =>
-        Pipeline.Diagnose(new TimeoutObservation(DateTimeOffset.UtcNow, TimeoutSources.Explain, report));
+    private static ObservedTimeout Explain(string message) =>
+        Pipeline.Diagnose(new TimeoutObservation(DateTimeOffset.UtcNow, TimeoutSources.Explain, RedisMessage.FromText(message)));
 
     private static bool TryReadMessage(string line, out string message, out string problem)
     {

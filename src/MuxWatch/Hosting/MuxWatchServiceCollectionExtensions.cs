@@ -54,8 +54,7 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<ITimeoutStep, ThreadPoolBeforeWaitStep>();
         services.AddSingleton<ITimeoutStep, MessageRulesStep>();
         services.AddSingleton<ServerTimelines>();
-        services.AddSingleton<ServerCorrelationStep>();
-        services.AddSingleton<ITimeoutStep>(sp => sp.GetRequiredService<ServerCorrelationStep>());
+        services.AddSingleton<ITimeoutStep, ServerCorrelationStep>();
         services.AddSingleton(sp => new RecentTimeouts(sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.RecentTimeoutCapacity));
         services.AddSingleton<TimeoutCounts>();
         services.AddSingleton<TimeoutLogWriter>();
@@ -73,7 +72,7 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<MuxWatchStatus>();
         services.AddSingleton<IPeriodicProbe, ThreadPoolProbe>();
         services.AddSingleton<IPeriodicProbe, CaptureQueueProbe>();
-        services.AddSingleton<IPeriodicProbe>(sp => sp.GetRequiredService<ServerCorrelationStep>());
+        services.AddSingleton<IPeriodicProbe, OverdueTimeoutsProbe>();
         services.AddHostedService<ProbeLoop>();
         return builder;
     }

@@ -42,7 +42,7 @@ internal sealed partial class TimeoutCaptureService(
             {
                 try
                 {
-                    pipeline.Submit(new TimeoutObservation(caught.Time, TimeoutSources.FirstChance, TimeoutMessageReader.Read(caught.Exception))
+                    pipeline.Submit(new TimeoutObservation(caught.Time, TimeoutSources.FirstChance, RedisMessage.FromException(caught.Exception))
                     {
                         ThreadPoolAtCatch = caught.ThreadPool,
                     });

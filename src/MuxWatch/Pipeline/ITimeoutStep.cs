@@ -2,8 +2,9 @@ namespace MuxWatch.Pipeline;
 
 /// <summary>One step of the diagnosis: reads the timeout so far and adds to it.</summary>
 /// <remarks>
-/// Steps run by <see cref="Stage"/>, then in registration order: enrichers first (what the live process
-/// knows and the text does not), then the message rules, then correlators that may refine the cause.
+/// Steps run by <see cref="Stage"/>, then in registration order: the read, enrichers (what the live
+/// process knows and the text does not), the message rules, then correlators that may refine the cause
+/// (and that the pipeline runs again while a timeout waits for its server's next poll).
 /// A step runs on the pipeline's caller and must not block: no network calls.
 /// </remarks>
 public interface ITimeoutStep
@@ -13,17 +14,4 @@ public interface ITimeoutStep
 
     /// <summary>Reads and adds to <paramref name="timeout"/>.</summary>
     void Apply(TimeoutContext timeout);
-}
-
-/// <summary>The order of the pipeline's steps.</summary>
-public enum TimeoutStepStage
-{
-    /// <summary>Adds facts: the multiplexer it belongs to, its live counters.</summary>
-    Enrich = 100,
-
-    /// <summary>Names the cause from the message and the facts added (the rules of docs/diagnosis.md).</summary>
-    Diagnose = 200,
-
-    /// <summary>Refines the cause with what else was happening (the server's timeline).</summary>
-    Correlate = 300,
 }

@@ -18,12 +18,9 @@ internal sealed class ThreadPoolBeforeWaitStep(ThreadPoolHistory history, IOptio
 
     public void Apply(TimeoutContext timeout)
     {
-        if (timeout.Observation.Source is not (TimeoutSources.FirstChance or TimeoutSources.Probe))
+        if (TimeoutSources.IsInProcess(timeout.Observation.Source))
         {
-            return;
+            timeout.ThreadPoolBeforeWait = history.At(timeout.Waiting.From, 2 * options.Value.ProbeInterval + Slack);
         }
-
-        var (from, _) = WaitingWindow.Of(timeout.Observation);
-        timeout.ThreadPoolBeforeWait = history.At(from, 2 * options.Value.ProbeInterval + Slack);
     }
 }

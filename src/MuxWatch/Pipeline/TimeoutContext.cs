@@ -4,21 +4,33 @@ namespace MuxWatch.Pipeline;
 
 /// <summary>
 /// One timeout on its way through the pipeline's steps: what the source submitted, plus what the
-/// steps have added so far (the multiplexer it belongs to, live counters, the diagnosis).
+/// steps have added so far (the report, the multiplexer it belongs to, live counters, the diagnosis).
 /// </summary>
 public sealed class TimeoutContext
 {
-    internal TimeoutContext(TimeoutObservation observation)
+    internal TimeoutContext(TimeoutObservation observation, bool final)
     {
         Observation = observation;
         Multiplexer = observation.Multiplexer;
+        Final = final;
     }
 
     /// <summary>What the source submitted.</summary>
     public TimeoutObservation Observation { get; }
 
-    /// <summary>The message as read.</summary>
-    public RedisErrorReport Report => Observation.Report;
+    /// <summary>The message as read by the first step.</summary>
+    public RedisErrorReport Report
+    {
+        get;
+        internal set
+        {
+            field = value;
+            Waiting = WaitingWindow.Of(Observation.Time, value);
+        }
+    } = RedisErrorReport.Empty;
+
+    /// <summary>When the request waited: the one window every step uses (computed once the message is read).</summary>
+    public WaitingWindow Waiting { get; private set; }
 
     /// <summary>The registered multiplexer it is attributed to: set by the source, or by an enricher that matched its endpoint.</summary>
     public string? Multiplexer { get; set; }
@@ -32,20 +44,36 @@ public sealed class TimeoutContext
     /// <summary>The diagnosis so far; a later step may replace it (the correlator refines <c>server-stall</c>).</summary>
     public TimeoutDiagnosis? Diagnosis { get; set; }
 
-    /// <summary>Set by <see cref="SettleLater"/>: who settles this timeout once it has been published.</summary>
-    internal SettlementTracker? Tracker { get; private set; }
+    /// <summary>
+    /// True when this run must settle the timeout whatever is still missing (the settle time is up, or
+    /// the pipeline only diagnoses): <see cref="AwaitTimeline"/> then does nothing.
+    /// </summary>
+    public bool Final { get; }
+
+    /// <summary>The endpoint whose next server poll may still change the diagnosis; null when it is final.</summary>
+    public string? AwaitedTimeline { get; private set; }
 
     /// <summary>
-    /// The diagnosis cannot be final yet (the server's next poll may explain it): the pipeline publishes
-    /// it unsettled and hands it to <paramref name="tracker"/>, which settles it later, exactly once.
+    /// The diagnosis cannot be final yet: <paramref name="endpoint"/>'s next server poll may explain it.
+    /// The pipeline publishes it unsettled and runs the correlating steps again when that endpoint's
+    /// timeline advances, or for the last time when the settle time is up.
     /// </summary>
-    public void SettleLater(SettlementTracker tracker) => Tracker = tracker;
-}
+    public void AwaitTimeline(string endpoint)
+    {
+        ArgumentNullException.ThrowIfNull(endpoint);
+        if (!Final)
+        {
+            AwaitedTimeline = endpoint;
+        }
+    }
 
-/// <summary>
-/// Takes a timeout published unsettled, and settles it later by calling <paramref name="settle"/> with
-/// its final diagnosis (once; later calls are ignored).
-/// </summary>
-/// <param name="published">The timeout as published.</param>
-/// <param name="settle">Publishes the final diagnosis to every sink.</param>
-public delegate void SettlementTracker(ObservedTimeout published, Func<TimeoutDiagnosis, ObservedTimeout> settle);
+    /// <summary>A copy as it stood before the correlating stage, to run that stage again.</summary>
+    internal TimeoutContext ForCorrelation(TimeoutDiagnosis? diagnosed, bool final) => new(Observation, final)
+    {
+        Report = Report,
+        Multiplexer = Multiplexer,
+        LiveCounters = LiveCounters,
+        ThreadPoolBeforeWait = ThreadPoolBeforeWait,
+        Diagnosis = diagnosed,
+    };
+}

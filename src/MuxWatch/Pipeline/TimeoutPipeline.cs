@@ -1,55 +1,105 @@
+using System.Collections.Concurrent;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+using MuxWatch.Hosting;
+using MuxWatch.Server;
 using MuxWatch.Timeouts;
 
 namespace MuxWatch.Pipeline;
 
 /// <summary>
 /// The one entry every timeout goes through, whatever its source (the first-chance catcher, the probe,
-/// the HTTP API, <c>explain</c>): its steps diagnose it in order, then every sink gets the result.
+/// the HTTP API, <c>explain</c>): its steps read and diagnose it in order, then every sink gets the result.
 /// </summary>
 /// <remarks>
+/// <para>
 /// Adding a source, a step or a sink touches no other: steps and sinks are registered in DI. A step
 /// or sink that throws costs only its own part: the failure is counted in <see cref="InternalFailures"/>,
 /// logged, and the timeout goes on (with the <c>unknown</c> diagnosis if the rules themselves failed).
+/// </para>
+/// <para>
+/// Publish, revise, settle: a timeout that a correlating step holds open (its server's next poll may
+/// explain it, <see cref="TimeoutContext.AwaitTimeline"/>) is published unsettled and kept here. When
+/// that endpoint's timeline advances the pipeline runs the correlating stage again; when nothing holds
+/// it open any more, or <see cref="MuxWatchOptions.CorrelationSettleTimeout"/> is up
+/// (<see cref="SettleOverdue"/>), every sink revises and settles it, exactly once. Data only flows
+/// forward: steps hand nothing back, the timelines only say that they advanced.
+/// </para>
 /// </remarks>
-public sealed partial class TimeoutPipeline
+public sealed partial class TimeoutPipeline : IDisposable
 {
+    /// <summary>The most timeouts held open at once; past it, a timeout is settled with what is known.</summary>
+    internal const int MaxPending = 10_000;
+
     private readonly ITimeoutStep[] _steps;
+    private readonly ITimeoutStep[] _correlating;
     private readonly ITimeoutSink[] _sinks;
     private readonly ILogger _logger;
+    private readonly TimeProvider _time;
+    private readonly TimeSpan _settleTimeout;
+    private readonly ServerTimelines? _timelines;
+    private readonly ConcurrentDictionary<long, PendingTimeout> _pending = new();
     private long _nextId;
     private long _internalFailures;
 
     /// <summary>Creates a pipeline with <paramref name="steps"/> (run by stage, then in the order given) and <paramref name="sinks"/>.</summary>
-    public TimeoutPipeline(IEnumerable<ITimeoutStep> steps, IEnumerable<ITimeoutSink> sinks, ILogger<TimeoutPipeline>? logger = null)
+    /// <param name="steps">The steps after the read.</param>
+    /// <param name="sinks">Where diagnosed timeouts go.</param>
+    /// <param name="logger">Where a failing step or sink is logged.</param>
+    /// <param name="timelines">The server timelines whose advances settle held timeouts; none: nothing is held.</param>
+    /// <param name="time">The clock for settle deadlines.</param>
+    /// <param name="options">The settle timeout.</param>
+    public TimeoutPipeline(
+        IEnumerable<ITimeoutStep> steps,
+        IEnumerable<ITimeoutSink> sinks,
+        ILogger<TimeoutPipeline>? logger = null,
+        ServerTimelines? timelines = null,
+        TimeProvider? time = null,
+        IOptions<MuxWatchOptions>? options = null)
     {
         ArgumentNullException.ThrowIfNull(steps);
         ArgumentNullException.ThrowIfNull(sinks);
 
-        // OrderBy is stable: steps of one stage keep their registration order.
-        _steps = [.. steps.OrderBy(step => step.Stage)];
+        // Reading comes first, always. OrderBy is stable: steps of one stage keep their registration order.
+        _steps = [ReadStep.Instance, .. steps.Where(step => step is not ReadStep).OrderBy(step => step.Stage)];
+        _correlating = [.. _steps.Where(step => step.Stage >= TimeoutStepStage.Correlate)];
         _sinks = [.. sinks];
         _logger = (ILogger?)logger ?? NullLogger.Instance;
+        _time = time ?? TimeProvider.System;
+        _settleTimeout = (options?.Value ?? new MuxWatchOptions()).CorrelationSettleTimeout;
+        _timelines = timelines;
+        if (_timelines is not null)
+        {
+            _timelines.Polled += OnTimelineAdvanced;
+        }
     }
 
-    /// <summary>A pipeline that only diagnoses by the message rules and keeps nothing (for <c>explain</c>).</summary>
+    /// <summary>A pipeline that only reads and diagnoses by the message rules and keeps nothing (for <c>explain</c>).</summary>
     public static TimeoutPipeline RulesOnly() => new([new MessageRulesStep()], []);
 
     /// <summary>Steps and sinks that threw, since start. Zero in a healthy process; tests assert it.</summary>
     public long InternalFailures => Interlocked.Read(ref _internalFailures);
 
-    /// <summary>Diagnoses one observation without publishing it (a step that would wait for the server is not waited for).</summary>
-    public ObservedTimeout Diagnose(TimeoutObservation observation) => Run(observation).Observed;
+    /// <summary>Timeouts published unsettled, waiting for their endpoint's next poll.</summary>
+    public int PendingCount => _pending.Count;
+
+    /// <summary>Diagnoses one observation without publishing it (nothing is held for the server's next poll).</summary>
+    public ObservedTimeout Diagnose(TimeoutObservation observation)
+    {
+        var (context, _) = Run(observation, final: true);
+        return Observe(context, Interlocked.Increment(ref _nextId));
+    }
 
     /// <summary>
-    /// Diagnoses one observation and publishes it to every sink. When a step waits for more (the
-    /// server's next poll), it is published unsettled and settled later; otherwise it is settled at once.
+    /// Diagnoses one observation and publishes it to every sink. When a correlating step holds it open
+    /// (the server's next poll), it is published unsettled and settled later; otherwise it is settled at once.
     /// </summary>
     public ObservedTimeout Submit(TimeoutObservation observation)
     {
-        var (observed, tracker) = Run(observation);
-        if (tracker is null)
+        var (context, diagnosed) = Run(observation, final: false);
+        var observed = Observe(context, Interlocked.Increment(ref _nextId));
+        if (context.AwaitedTimeline is not { } endpoint || _timelines is null || _settleTimeout <= TimeSpan.Zero || _pending.Count >= MaxPending)
         {
             ForEachSink(sink => sink.Publish(observed));
             ForEachSink(sink => sink.Settled(observed));
@@ -58,41 +108,75 @@ public sealed partial class TimeoutPipeline
 
         var published = observed with { Settled = false };
         ForEachSink(sink => sink.Publish(published));
-        var settled = 0;
-        try
-        {
-            tracker(published, final =>
-                Interlocked.Exchange(ref settled, 1) == 0 ? Settle(published, final) : published);
-        }
-#pragma warning disable CA1031 // a tracker that fails must not leave the timeout uncounted
-        catch (Exception ex)
-#pragma warning restore CA1031
-        {
-            Interlocked.Increment(ref _internalFailures);
-            LogStepFailed(_logger, tracker.Method.DeclaringType?.Name ?? "tracker", ex.GetType().Name, ex);
-            if (Interlocked.Exchange(ref settled, 1) == 0)
-            {
-                Settle(published, published.Diagnosis);
-            }
-        }
+        var pending = new PendingTimeout(published, context.ForCorrelation(diagnosed, final: false), endpoint, _time.GetUtcNow() + _settleTimeout);
+        _pending[published.Id] = pending;
 
+        // The timeline may have advanced between the correlating run above and now.
+        Correlate(pending, final: false);
         return published;
     }
 
-    /// <summary>Publishes the final diagnosis of a timeout published unsettled: every sink revises it, then settles it.</summary>
-    private ObservedTimeout Settle(ObservedTimeout previous, TimeoutDiagnosis final)
+    /// <summary>Settles, with what is known, every held timeout whose settle time is up (called each probe cycle).</summary>
+    public void SettleOverdue(DateTimeOffset now)
     {
-        var revised = previous with { Diagnosis = final, Settled = true };
-        ForEachSink(sink => sink.Revise(previous, revised));
-        ForEachSink(sink => sink.Settled(revised));
-        return revised;
+        foreach (var pending in _pending.Values)
+        {
+            if (pending.Deadline <= now)
+            {
+                Correlate(pending, final: true);
+            }
+        }
     }
 
-    private (ObservedTimeout Observed, SettlementTracker? Tracker) Run(TimeoutObservation observation)
+    /// <summary>Stops listening to the timelines.</summary>
+    public void Dispose()
+    {
+        if (_timelines is not null)
+        {
+            _timelines.Polled -= OnTimelineAdvanced;
+        }
+    }
+
+    private void OnTimelineAdvanced(ServerTimeline timeline)
+    {
+        foreach (var pending in _pending.Values)
+        {
+            if (string.Equals(pending.Endpoint, timeline.Endpoint, StringComparison.OrdinalIgnoreCase))
+            {
+                Correlate(pending, final: false);
+            }
+        }
+    }
+
+    /// <summary>Runs the correlating stage again on a held timeout; settles it when nothing holds it open any more.</summary>
+    private void Correlate(PendingTimeout pending, bool final)
+    {
+        var context = pending.BeforeCorrelation.ForCorrelation(pending.BeforeCorrelation.Diagnosis, final);
+        RunSteps(_correlating, context);
+        if (context.AwaitedTimeline is not null || !_pending.TryRemove(pending.Published.Id, out _))
+        {
+            return;
+        }
+
+        var revised = pending.Published with { Diagnosis = context.Diagnosis ?? pending.Published.Diagnosis, Settled = true };
+        ForEachSink(sink => sink.Revise(pending.Published, revised));
+        ForEachSink(sink => sink.Settled(revised));
+    }
+
+    /// <summary>Runs every step; returns the context and the diagnosis as it stood before the correlating stage.</summary>
+    private (TimeoutContext Context, TimeoutDiagnosis? Diagnosed) Run(TimeoutObservation observation, bool final)
     {
         ArgumentNullException.ThrowIfNull(observation);
-        var context = new TimeoutContext(observation);
-        foreach (var step in _steps)
+        var context = new TimeoutContext(observation, final);
+        RunSteps(_steps.Where(step => step.Stage < TimeoutStepStage.Correlate), context);
+        var diagnosed = context.Diagnosis ??= TimeoutDiagnoser.Diagnose(RedisErrorReport.Empty);
+        RunSteps(_correlating, context);
+        return (context, diagnosed);
+    }
+
+    private void RunSteps(IEnumerable<ITimeoutStep> steps, TimeoutContext context)
+    {
+        foreach (var step in steps)
         {
             try
             {
@@ -106,15 +190,15 @@ public sealed partial class TimeoutPipeline
                 LogStepFailed(_logger, step.GetType().Name, ex.GetType().Name, ex);
             }
         }
+    }
 
-        var diagnosis = context.Diagnosis ?? TimeoutDiagnoser.Diagnose(RedisErrorReport.Empty);
-        var observed = new ObservedTimeout(observation.Time, observation.Source, context.Multiplexer, observation.Report, diagnosis, observation.ThreadPoolAtCatch)
+    private static ObservedTimeout Observe(TimeoutContext context, long id) =>
+        new(context.Observation.Time, context.Observation.Source, context.Multiplexer, context.Report,
+            context.Diagnosis ?? TimeoutDiagnoser.Diagnose(RedisErrorReport.Empty), context.Observation.ThreadPoolAtCatch)
         {
-            Id = Interlocked.Increment(ref _nextId),
+            Id = id,
             LiveCountersAtCatch = context.LiveCounters,
         };
-        return (observed, context.Tracker);
-    }
 
     private void ForEachSink(Action<ITimeoutSink> action)
     {
@@ -133,6 +217,9 @@ public sealed partial class TimeoutPipeline
             }
         }
     }
+
+    /// <summary>A timeout published unsettled: as it stood before the correlating stage, the endpoint it waits for, its settle time.</summary>
+    private sealed record PendingTimeout(ObservedTimeout Published, TimeoutContext BeforeCorrelation, string Endpoint, DateTimeOffset Deadline);
 
     [LoggerMessage(EventId = 20, Level = LogLevel.Error, Message = "Timeout pipeline step {Step} failed ({Reason}); the timeout goes on without it")]
     private static partial void LogStepFailed(ILogger logger, string step, string reason, Exception exception);

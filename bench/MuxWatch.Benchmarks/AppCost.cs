@@ -83,7 +83,7 @@ internal static class AppCost
         await host.StartAsync();
 
         // Measure the steady state: the multiplexer resolved and its server polled once (its own connection made).
-        var timelines = host.Services.GetRequiredService<MuxWatch.Server.ServerTimelines>();
+        var timelines = host.Services.GetRequiredService<MuxWatch.State.ServerTimelines>();
         while (timelines.All.All(t => t.CompleteThrough is null))
         {
             await Task.Delay(10);

@@ -1,7 +1,8 @@
 using BenchmarkDotNet.Attributes;
-using MuxWatch.Correlation;
-using MuxWatch.Server;
-using MuxWatch.Timeouts;
+using MuxWatch.Diagnosis;
+using MuxWatch.Model;
+using MuxWatch.Reading;
+using MuxWatch.State;
 
 namespace MuxWatch.Benchmarks;
 

@@ -1,6 +1,6 @@
 using BenchmarkDotNet.Attributes;
+using MuxWatch.Sources;
 using MuxWatch.Testing;
-using MuxWatch.Timeouts;
 using StackExchange.Redis;
 
 namespace MuxWatch.Benchmarks;

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
+using MuxWatch.Sources;
 using MuxWatch.Testing;
-using MuxWatch.Timeouts;
 using StackExchange.Redis;
 
 namespace MuxWatch.Benchmarks;

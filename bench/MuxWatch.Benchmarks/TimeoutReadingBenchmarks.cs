@@ -1,5 +1,7 @@
 using BenchmarkDotNet.Attributes;
-using MuxWatch.Timeouts;
+using MuxWatch.Diagnosis;
+using MuxWatch.Model;
+using MuxWatch.Reading;
 
 namespace MuxWatch.Benchmarks;
 

@@ -6,9 +6,10 @@ using MuxWatch.AspNetCore;
 using MuxWatch.Export;
 using MuxWatch.Hosting;
 using MuxWatch.Json;
-using MuxWatch.Probing;
-using MuxWatch.Server;
-using MuxWatch.Timeouts;
+using MuxWatch.Model;
+using MuxWatch.Sinks;
+using MuxWatch.Sources;
+using MuxWatch.State;
 using Prometheus;
 
 #pragma warning disable IDE0130 // the entry point lives where endpoint-mapping extensions are found

@@ -1,6 +1,6 @@
 using System.Net.Sockets;
 using Microsoft.Extensions.Options;
-using MuxWatch.Hosting;
+using MuxWatch.Configuration;
 using MuxWatch.Service.Api;
 
 namespace MuxWatch.Service;

@@ -1,9 +1,10 @@
 using System.Net;
+using MuxWatch.Configuration;
 using MuxWatch.Export;
-using MuxWatch.Hosting;
-using MuxWatch.Probing;
-using MuxWatch.Server;
-using MuxWatch.Timeouts;
+using MuxWatch.Model;
+using MuxWatch.Reading;
+using MuxWatch.Sources;
+using MuxWatch.State;
 using StackExchange.Redis;
 
 namespace MuxWatch.StackExchangeRedis;

@@ -1,3 +1,4 @@
+using MuxWatch.Model;
 using MuxWatch.Pipeline;
 
 namespace MuxWatch.StackExchangeRedis;

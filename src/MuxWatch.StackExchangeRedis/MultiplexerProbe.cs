@@ -1,7 +1,7 @@
 using Microsoft.Extensions.Options;
-using MuxWatch.Hosting;
+using MuxWatch.Configuration;
 using MuxWatch.Pipeline;
-using MuxWatch.Probing;
+using MuxWatch.Sources;
 
 namespace MuxWatch.StackExchangeRedis;
 

@@ -1,8 +1,9 @@
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using MuxWatch.Hosting;
+using MuxWatch.Model;
 using MuxWatch.Pipeline;
-using MuxWatch.Probing;
+using MuxWatch.Sources;
 using MuxWatch.StackExchangeRedis;
 using StackExchange.Redis;
 

@@ -1,4 +1,4 @@
-using MuxWatch.Probing;
+using MuxWatch.Sources;
 using StackExchange.Redis;
 
 namespace MuxWatch.StackExchangeRedis;
@@ -24,7 +24,7 @@ internal static partial class OwnedConnection
         }
         catch (Exception ex) when (ex is ArgumentException or FormatException or NotSupportedException)
         {
-            throw new ArgumentException(Timeouts.SecretRedactor.Redact(ex.Message), ex);
+            throw new ArgumentException(Reading.SecretRedactor.Redact(ex.Message), ex);
         }
 
         if (options.EndPoints.Count == 0)

@@ -2,11 +2,11 @@ using System.Collections.Concurrent;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
+using MuxWatch.Configuration;
 using MuxWatch.Export;
-using MuxWatch.Hosting;
-using MuxWatch.Probing;
-using MuxWatch.Server;
-using MuxWatch.Timeouts;
+using MuxWatch.Reading;
+using MuxWatch.Sources;
+using MuxWatch.State;
 using StackExchange.Redis;
 
 namespace MuxWatch.StackExchangeRedis;

@@ -2,10 +2,11 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using Microsoft.Extensions.DependencyInjection;
 using MuxWatch.Export;
+using MuxWatch.Model;
 using MuxWatch.Pipeline;
-using MuxWatch.Probing;
-using MuxWatch.Server;
-using MuxWatch.Timeouts;
+using MuxWatch.Reading;
+using MuxWatch.Sources;
+using MuxWatch.State;
 using StackExchange.Redis;
 
 namespace MuxWatch.StackExchangeRedis;

@@ -1,7 +1,8 @@
 using Microsoft.Extensions.Options;
+using MuxWatch.Configuration;
 using MuxWatch.Export;
-using MuxWatch.Hosting;
-using MuxWatch.Probing;
+using MuxWatch.Model;
+using MuxWatch.Sources;
 
 namespace MuxWatch.StackExchangeRedis;
 

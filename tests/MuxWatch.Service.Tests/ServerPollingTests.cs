@@ -1,8 +1,8 @@
-using Microsoft.Extensions.DependencyInjection;
 using System.Globalization;
 using System.Net;
 using System.Text;
 using System.Text.Json;
+using Microsoft.Extensions.DependencyInjection;
 using MuxWatch.Testing;
 using Xunit.Abstractions;
 
@@ -204,7 +204,7 @@ public sealed class ServerPollingTests : IAsyncLifetime
         // Polled once per cycle however many targets share the server: INFO calls counted by the server
         // over two seconds of completed polls (three INFO sections a poll, five polls a second: 15 a
         // second; one poller per target would make 45).
-        var timeline = sidecar.Services.GetRequiredService<MuxWatch.Server.ServerTimelines>().Find(redis.EndPoint)!;
+        var timeline = sidecar.Services.GetRequiredService<MuxWatch.State.ServerTimelines>().Find(redis.EndPoint)!;
         var (calls, through) = (await CommandCallsAsync(redis, "info"), timeline.CompleteThrough!.Value);
         await Eventually.UntilAsync(() => Task.FromResult(timeline.CompleteThrough > through + TimeSpan.FromSeconds(2)), "two more seconds of completed polls");
         var perSecond = (await CommandCallsAsync(redis, "info") - calls) / (timeline.CompleteThrough!.Value - through).TotalSeconds;

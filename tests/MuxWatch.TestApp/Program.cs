@@ -12,11 +12,12 @@ using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
-using MuxWatch.Json;
-using MuxWatch.Probing;
-using MuxWatch.Timeouts;
 using Prometheus;
 using StackExchange.Redis;
+using MuxWatch.Json;
+using MuxWatch.Model;
+using MuxWatch.Sinks;
+using MuxWatch.Sources;
 
 var builder = Host.CreateApplicationBuilder();
 builder.Logging.ClearProviders(); // standard output carries only the JSON
@@ -171,7 +172,7 @@ static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplex
     // The test's own control connection, not watched: it makes the server sleep, as an operator's command would.
     using var control = await ConnectionMultiplexer.ConnectAsync($"{endpoint},allowAdmin=true,syncTimeout=15000,asyncTimeout=15000");
     var server = control.GetServer(control.GetEndPoints()[0]);
-    var timelines = services.GetRequiredService<MuxWatch.Server.ServerTimelines>();
+    var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
     await WaitAsync(() => timelines.Find(endpoint)?.CompleteThrough is not null);
     if (duringBgsave)
     {

@@ -1,4 +1,6 @@
-using MuxWatch.Timeouts;
+using MuxWatch.Diagnosis;
+using MuxWatch.Model;
+using MuxWatch.Reading;
 
 namespace MuxWatch.Tests;
 

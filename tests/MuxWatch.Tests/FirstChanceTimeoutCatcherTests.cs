@@ -1,6 +1,6 @@
 using System.Runtime.ExceptionServices;
+using MuxWatch.Sources;
 using MuxWatch.Testing;
-using MuxWatch.Timeouts;
 
 namespace MuxWatch.Tests;
 

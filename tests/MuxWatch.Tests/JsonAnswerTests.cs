@@ -1,6 +1,8 @@
 using System.Text.Json;
+using MuxWatch.Diagnosis;
 using MuxWatch.Json;
-using MuxWatch.Timeouts;
+using MuxWatch.Model;
+using MuxWatch.Reading;
 
 namespace MuxWatch.Tests;
 

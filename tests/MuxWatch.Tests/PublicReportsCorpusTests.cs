@@ -1,6 +1,8 @@
 using System.Globalization;
 using System.Text.Json;
-using MuxWatch.Timeouts;
+using MuxWatch.Diagnosis;
+using MuxWatch.Model;
+using MuxWatch.Reading;
 using Xunit.Abstractions;
 
 namespace MuxWatch.Tests;

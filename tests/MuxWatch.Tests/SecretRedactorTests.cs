@@ -1,4 +1,5 @@
-using MuxWatch.Timeouts;
+using MuxWatch.Model;
+using MuxWatch.Reading;
 
 namespace MuxWatch.Tests;
 

@@ -1,12 +1,14 @@
 using System.Globalization;
 using Microsoft.Extensions.Options;
-using MuxWatch.Correlation;
+using MuxWatch.Configuration;
+using MuxWatch.Diagnosis;
 using MuxWatch.Export;
-using MuxWatch.Hosting;
+using MuxWatch.Model;
 using MuxWatch.Pipeline;
-using MuxWatch.Server;
+using MuxWatch.Reading;
+using MuxWatch.Sinks;
+using MuxWatch.State;
 using MuxWatch.Testing;
-using MuxWatch.Timeouts;
 using Prometheus;
 
 namespace MuxWatch.Tests;

@@ -1,6 +1,6 @@
-using MuxWatch.Correlation;
-using MuxWatch.Server;
-using MuxWatch.Timeouts;
+using MuxWatch.Diagnosis;
+using MuxWatch.Model;
+using MuxWatch.Reading;
 
 namespace MuxWatch.Tests;
 

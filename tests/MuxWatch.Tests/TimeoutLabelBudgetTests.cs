@@ -1,7 +1,9 @@
 using MuxWatch.Export;
+using MuxWatch.Model;
 using MuxWatch.Pipeline;
+using MuxWatch.Reading;
+using MuxWatch.Sinks;
 using MuxWatch.Testing;
-using MuxWatch.Timeouts;
 using Prometheus;
 
 namespace MuxWatch.Tests;

@@ -1,8 +1,11 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
-using MuxWatch.Hosting;
+using MuxWatch.Configuration;
+using MuxWatch.Diagnosis;
+using MuxWatch.Model;
+using MuxWatch.Reading;
+using MuxWatch.Sinks;
 using MuxWatch.Testing;
-using MuxWatch.Timeouts;
 
 namespace MuxWatch.Tests;
 

@@ -1,5 +1,6 @@
 using System.Text.Json;
-using MuxWatch.Timeouts;
+using MuxWatch.Diagnosis;
+using MuxWatch.Reading;
 
 namespace MuxWatch.Tests;
 

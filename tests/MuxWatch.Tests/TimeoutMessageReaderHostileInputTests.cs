@@ -1,6 +1,8 @@
 using System.Text;
 using System.Text.Json;
-using MuxWatch.Timeouts;
+using MuxWatch.Diagnosis;
+using MuxWatch.Model;
+using MuxWatch.Reading;
 
 namespace MuxWatch.Tests;
 

@@ -1,5 +1,5 @@
 using Microsoft.Extensions.Diagnostics.HealthChecks;
-using MuxWatch.Probing;
+using MuxWatch.Sources;
 
 namespace MuxWatch.Service.Api;
 

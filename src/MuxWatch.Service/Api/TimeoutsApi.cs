@@ -9,8 +9,9 @@ using Microsoft.Net.Http.Headers;
 using MuxWatch.AspNetCore;
 using MuxWatch.Hosting;
 using MuxWatch.Json;
+using MuxWatch.Model;
 using MuxWatch.Pipeline;
-using MuxWatch.Timeouts;
+using MuxWatch.Reading;
 
 namespace MuxWatch.Service.Api;
 

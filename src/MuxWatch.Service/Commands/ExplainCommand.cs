@@ -1,9 +1,11 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using MuxWatch.Diagnosis;
 using MuxWatch.Json;
+using MuxWatch.Model;
 using MuxWatch.Pipeline;
-using MuxWatch.Timeouts;
+using MuxWatch.Reading;
 
 namespace MuxWatch.Service.Commands;
 

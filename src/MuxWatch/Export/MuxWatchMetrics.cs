@@ -1,5 +1,4 @@
-using MuxWatch.Pipeline;
-using MuxWatch.Timeouts;
+using MuxWatch.Model;
 using Prometheus;
 
 namespace MuxWatch.Export;

@@ -1,13 +1,13 @@
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
-using MuxWatch.Correlation;
+using MuxWatch.Configuration;
 using MuxWatch.Export;
 using MuxWatch.Hosting;
 using MuxWatch.Pipeline;
-using MuxWatch.Probing;
-using MuxWatch.Server;
-using MuxWatch.Timeouts;
+using MuxWatch.Sinks;
+using MuxWatch.Sources;
+using MuxWatch.State;
 using Prometheus;
 
 #pragma warning disable IDE0130 // the entry point lives where IServiceCollection's extensions are found

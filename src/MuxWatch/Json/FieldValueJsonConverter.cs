@@ -1,6 +1,6 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
-using MuxWatch.Timeouts;
+using MuxWatch.Model;
 
 namespace MuxWatch.Json;
 

@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Options;
-using MuxWatch.Hosting;
-using MuxWatch.Probing;
+using MuxWatch.Configuration;
+using MuxWatch.Model;
+using MuxWatch.State;
 
 namespace MuxWatch.Pipeline;
 

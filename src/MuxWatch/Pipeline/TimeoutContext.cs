@@ -1,4 +1,4 @@
-using MuxWatch.Timeouts;
+using MuxWatch.Model;
 
 namespace MuxWatch.Pipeline;
 

@@ -2,9 +2,10 @@ using System.Collections.Concurrent;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
-using MuxWatch.Hosting;
-using MuxWatch.Server;
-using MuxWatch.Timeouts;
+using MuxWatch.Configuration;
+using MuxWatch.Diagnosis;
+using MuxWatch.Model;
+using MuxWatch.State;
 
 namespace MuxWatch.Pipeline;
 

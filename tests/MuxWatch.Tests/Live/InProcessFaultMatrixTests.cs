@@ -1,7 +1,8 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
-using MuxWatch.Probing;
+using MuxWatch.Model;
+using MuxWatch.Sources;
 using MuxWatch.Testing;
 using Prometheus;
 

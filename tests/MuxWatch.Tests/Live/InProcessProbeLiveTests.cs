@@ -1,10 +1,11 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
+using MuxWatch.Model;
 using MuxWatch.Pipeline;
-using MuxWatch.Probing;
+using MuxWatch.Sinks;
+using MuxWatch.Sources;
 using MuxWatch.Testing;
-using MuxWatch.Timeouts;
 using Prometheus;
 using StackExchange.Redis;
 
@@ -105,11 +106,11 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
         // Counters whose labels are known before anything happens are there at 0, so increase() sees the first event.
         var fresh = await ScrapeAsync();
         var endpoint = ("endpoint", _redis.EndPoint);
-        foreach (var cause in Enum.GetValues<MuxWatch.Timeouts.TimeoutCause>())
+        foreach (var cause in Enum.GetValues<MuxWatch.Model.TimeoutCause>())
         {
             foreach (var source in (string[])["first-chance", "probe"])
             {
-                Assert.Equal(0, fresh.Value("muxwatch_timeouts_total", mux, endpoint, ("cause", MuxWatch.Timeouts.TimeoutCauseNames.ToName(cause)), ("source", source)));
+                Assert.Equal(0, fresh.Value("muxwatch_timeouts_total", mux, endpoint, ("cause", MuxWatch.Model.TimeoutCauseNames.ToName(cause)), ("source", source)));
             }
         }
 

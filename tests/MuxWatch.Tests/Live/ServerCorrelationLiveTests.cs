@@ -1,8 +1,9 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
+using MuxWatch.Model;
+using MuxWatch.Sinks;
 using MuxWatch.Testing;
-using MuxWatch.Timeouts;
 using StackExchange.Redis;
 
 namespace MuxWatch.Tests.Live;
@@ -55,7 +56,7 @@ public sealed class ServerCorrelationLiveTests : IAsyncLifetime
         builder.Services.AddMuxWatch().UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry()).AddMultiplexer("app", _ => app);
         _host = builder.Build();
         await _host.StartAsync();
-        var timelines = _host.Services.GetRequiredService<MuxWatch.Server.ServerTimelines>();
+        var timelines = _host.Services.GetRequiredService<MuxWatch.State.ServerTimelines>();
         await Eventually.UntilAsync(() => timelines.Find(_redis.EndPoint)?.CompleteThrough is not null, "the first complete poll of the app's endpoint");
     }
 
@@ -93,8 +94,8 @@ public sealed class ServerCorrelationLiveTests : IAsyncLifetime
         await _redis!.CommandAsync("DEBUG", "POPULATE", "2000");
         await _redis.CommandAsync("CONFIG", "SET", "rdb-key-save-delay", "3000"); // about 6 s
         await _redis.CommandAsync("BGSAVE");
-        var timeline = _host!.Services.GetRequiredService<MuxWatch.Server.ServerTimelines>().Find(_redis.EndPoint)!;
-        await Eventually.UntilAsync(() => timeline.IsRunning(MuxWatch.Server.ServerEventKind.Bgsave), "the save seen in progress");
+        var timeline = _host!.Services.GetRequiredService<MuxWatch.State.ServerTimelines>().Find(_redis.EndPoint)!;
+        await Eventually.UntilAsync(() => timeline.IsRunning(MuxWatch.Model.ServerEventKind.Bgsave), "the save seen in progress");
 
         var timeout = await AppTimeoutDuringStallAsync();
 

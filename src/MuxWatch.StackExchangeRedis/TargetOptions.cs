@@ -1,0 +1,24 @@
+using Microsoft.Extensions.Options;
+
+namespace MuxWatch.StackExchangeRedis;
+
+/// <summary>One Redis endpoint (or set of endpoints) for the sidecar to watch, bound from <c>MuxWatch:Targets</c>.</summary>
+public sealed class TargetOptions
+{
+    /// <summary>The name: the <c>multiplexer</c> label and the name in <c>/api/targets</c>.</summary>
+    public string Name { get; set; } = string.Empty;
+
+    /// <summary>A StackExchange.Redis configuration string, such as <c>redis:6379,password=...,ssl=true</c>. The password is never shown.</summary>
+    public string ConnectionString { get; set; } = string.Empty;
+
+    /// <summary>
+    /// A file whose content (one trailing line break dropped) is the password, used instead of one in
+    /// <see cref="ConnectionString"/>: the recommended form (a Kubernetes Secret or a Docker secret mounted
+    /// as a file). A password on the command line is readable by any local user in <c>/proc/PID/cmdline</c>,
+    /// and one with a comma cannot be written in a configuration string at all.
+    /// </summary>
+    public string? PasswordFile { get; set; }
+
+    /// <summary>The password from <see cref="PasswordFile"/>, or null when none is set.</summary>
+    internal string? ReadPassword() => string.IsNullOrWhiteSpace(PasswordFile) ? null : File.ReadAllText(PasswordFile).TrimEnd('\r', '\n');
+}

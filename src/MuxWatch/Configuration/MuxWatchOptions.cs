@@ -1,0 +1,64 @@
+namespace MuxWatch.Configuration;
+
+/// <summary>Settings of MuxWatch, bound from the <c>MuxWatch</c> configuration section.</summary>
+public sealed class MuxWatchOptions
+{
+    /// <summary>The configuration section these options are bound from.</summary>
+    public const string SectionName = "MuxWatch";
+
+    /// <summary>Catch every StackExchange.Redis timeout thrown in this process (default on).</summary>
+    public bool CaptureFirstChanceExceptions { get; set; } = true;
+
+    /// <summary>Write each caught timeout's cause and advice to the app's log, at Warning (default on).</summary>
+    public bool LogTimeouts { get; set; } = true;
+
+    /// <summary>At most one log line per cause per this interval (default 10 s, 0 to 1 hour); the next line counts those left out.</summary>
+    public TimeSpan TimeoutLogInterval { get; set; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>How many recent timeouts are kept for <c>/api/timeouts</c> (default 1000, 1 to 100000).</summary>
+    public int RecentTimeoutCapacity { get; set; } = 1000;
+
+    /// <summary>How often the probe loop samples the thread pool and every watched multiplexer (default 1 s, 10 ms to 1 hour).</summary>
+    public TimeSpan ProbeInterval { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>Send a PING through each watched multiplexer's endpoints each cycle, timed into <c>muxwatch_ping_seconds</c> (default on).</summary>
+    public bool Ping { get; set; } = true;
+
+    /// <summary>
+    /// The longest MuxWatch waits for one network call of its own, such as a PING (default 10 s, 100 ms to
+    /// 5 minutes). Longer than the client's own timeout by default, so that the client's timeout, with its
+    /// diagnosis, surfaces first.
+    /// </summary>
+    public TimeSpan ProbeTimeout { get; set; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>
+    /// How many endpoints of one multiplexer are probed and polled (default 128, 1 to 10000). A cluster's
+    /// node list comes from its servers: one advertising a thousand nodes would otherwise cost thousands of
+    /// series. Those past it are counted in <c>muxwatch_endpoints_over_budget</c> and logged once.
+    /// </summary>
+    public int MaxEndpointsPerMultiplexer { get; set; } = 128;
+
+    /// <summary>How many caught exceptions may wait to be read before more are dropped and counted (default 10000, 1 to 1000000).</summary>
+    public int CaptureQueueCapacity { get; set; } = 10_000;
+
+    /// <summary>
+    /// Poll each Redis endpoint of every watched multiplexer for persistence, fork, latency and slow-log
+    /// events over a connection of MuxWatch's own, admin allowed (default on).
+    /// </summary>
+    public bool ServerPolling { get; set; } = true;
+
+    /// <summary>How often each endpoint is polled (default 1 s, 100 ms to 1 hour). Polls run on the probe loop's ticks.</summary>
+    public TimeSpan ServerPollInterval { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>The longest one poll may take before it counts as failed (default 2 s, 100 ms to 1 minute): the connect and each command time out by it.</summary>
+    public TimeSpan ServerPollTimeout { get; set; } = TimeSpan.FromSeconds(2);
+
+    /// <summary>How long each endpoint's timeline keeps an event after it ended (default 1 hour, 1 minute to 1 day).</summary>
+    public TimeSpan ServerTimelineRetention { get; set; } = TimeSpan.FromHours(1);
+
+    /// <summary>
+    /// How long a timeout may wait for its endpoint's next successful poll before it is counted with what
+    /// is known (default 30 s, 0 to 10 minutes; 0 never waits).
+    /// </summary>
+    public TimeSpan CorrelationSettleTimeout { get; set; } = TimeSpan.FromSeconds(30);
+}

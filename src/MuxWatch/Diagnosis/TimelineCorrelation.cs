@@ -1,0 +1,267 @@
+using System.Globalization;
+using MuxWatch.Model;
+
+namespace MuxWatch.Diagnosis;
+
+/// <summary>
+/// Refines a timeout's diagnosis with what its server did while the request waited: the rules of
+/// docs/diagnosis.md ("Server correlation"). Pure: the same events give the same answer.
+/// </summary>
+public static class TimelineCorrelation
+{
+    /// <summary>
+    /// The share of the waiting window a server event must have blocked the server for to explain the
+    /// timeout on its own: a 2 s command explains a 500 ms wait, a 3 ms fork does not.
+    /// </summary>
+    public const double ExplainingShare = 0.25;
+
+    private const int MaxSlowCommandLines = 3;
+
+    /// <summary>
+    /// Commands that touch one value and do O(1) work on it: in the slow log, their time went into copying
+    /// a huge value (a 400 MB GET takes Redis over a second to reply), so they are a payload problem, not a
+    /// command to replace.
+    /// </summary>
+    private static readonly HashSet<string> SingleValueCommands = new(StringComparer.OrdinalIgnoreCase)
+    {
+        "GET", "SET", "SETEX", "PSETEX", "SETNX", "GETSET", "GETDEL", "GETEX", "APPEND", "HGET", "HSETNX", "LINDEX", "LSET", "DUMP", "RESTORE",
+    };
+
+    /// <summary>
+    /// The diagnosis of a timeout whose request waited over [<paramref name="from"/>, <paramref name="to"/>]
+    /// given the server <paramref name="events"/> that overlap that window.
+    /// </summary>
+    /// <remarks>
+    /// Each event is weighed by how long it could have blocked the server within the window: a fork's or a
+    /// slow command's own duration, a load's or a restart's overlap; a BGSAVE or AOF rewrite merely running
+    /// blocks nothing (its child works beside the server). The event that blocked longest explains the
+    /// timeout when it covers at least <see cref="ExplainingShare"/> of the wait: it then names the cause
+    /// with high confidence, over <c>server-stall</c> and <c>unknown</c>, and over whatever a blocked server
+    /// brings about on the client (a connection the client gave up on, continuations piled up on the pool,
+    /// a backlog, each held by the message rules below strong), which is listed as its consequence. A cause
+    /// with strong evidence of its own (starvation already there before the wait, a large payload, a
+    /// saturated CPU) keeps priority, the server's events listed as contributing. With no event that
+    /// explains the wait, a save in progress makes <c>persistence</c> (medium), else the longest partial
+    /// block its cause (low), and only in place of <c>server-stall</c> or <c>unknown</c>.
+    /// </remarks>
+    public static TimeoutDiagnosis Refine(TimeoutDiagnosis diagnosis, IReadOnlyList<ServerEvent> events, DateTimeOffset from, DateTimeOffset to)
+    {
+        ArgumentNullException.ThrowIfNull(diagnosis);
+        ArgumentNullException.ThrowIfNull(events);
+        var found = Findings(events, from, to);
+        if (found.Count == 0)
+        {
+            return diagnosis;
+        }
+
+        var waitMs = Math.Max(1, (to - from).TotalMilliseconds);
+        var longest = found.MaxBy(f => f.BlockedMs)!;
+        var explaining = longest.BlockedMs > 0 && longest.BlockedMs >= ExplainingShare * waitMs ? longest : null;
+        var primaryWeight = diagnosis.WeightOf(diagnosis.Cause);
+        var unexplained = diagnosis.Cause is TimeoutCause.ServerStall or TimeoutCause.Unknown;
+
+        if (explaining is not null && (unexplained || IsConsequence(diagnosis.Cause, primaryWeight)))
+        {
+            return Explained(diagnosis, found, explaining, waitMs, unexplained);
+        }
+
+        if (unexplained)
+        {
+            // Nothing blocked the server for long enough: a save merely running is the likeliest server-side
+            // reading (its fork, copy-on-write and disk), else the longest partial block, held weakly.
+            var running = found.FirstOrDefault(f => f.Running);
+            var primary = running ?? longest;
+            var why = running is not null
+                ? $"why: persistence: nothing blocked the server for a quarter of the wait, and a save ran over it (its fork, copy-on-write and disk are the likeliest server-side cause)"
+                : $"why: {primary.Cause.ToName()} is the only server-side reading, and a partial one: {Clock.Blocked(primary, waitMs)}";
+            return Build(diagnosis, found, primary, why, running is not null ? DiagnosisConfidence.Medium : DiagnosisConfidence.Low, dropPrevious: true, consequence: null);
+        }
+
+        // A client-side cause with evidence of its own keeps priority; the server's are contributing.
+        return diagnosis with
+        {
+            Causes = [.. diagnosis.Causes.Concat(found.Select(f => f.Cause)).Distinct()],
+            Evidence = [.. diagnosis.Evidence, .. Ordered(found).Select(f => f.Line + " (contributing)")],
+            Weights = WithServer(diagnosis.Weights, found, strongest: null),
+        };
+    }
+
+    /// <summary>
+    /// True when a cause, held this weakly, is what a server blocked over the wait brings about on the
+    /// client: a connection the client gave up on (3.x drops one after seconds without a reply) unless a
+    /// password or name was refused, and any sign held below strong (load that arose during the wait, a
+    /// backlog behind the unanswered commands, a few bytes unread).
+    /// </summary>
+    private static bool IsConsequence(TimeoutCause cause, EvidenceWeight weight) => cause switch
+    {
+        TimeoutCause.ConnectionLoss => weight < EvidenceWeight.Configuration,
+        _ => weight < EvidenceWeight.Strong,
+    };
+
+    private static TimeoutDiagnosis Explained(TimeoutDiagnosis diagnosis, List<Finding> found, Finding explaining, double waitMs, bool unexplained)
+    {
+        var blocked = Clock.Blocked(explaining, waitMs);
+        if (explaining.Cause == diagnosis.Cause || unexplained)
+        {
+            // The server's own record of what ran in the window (or, for a restart seen as a lost connection, confirms it).
+            return Build(diagnosis, found, explaining, $"why: {explaining.Cause.ToName()}: {blocked}", DiagnosisConfidence.High, dropPrevious: unexplained, consequence: null);
+        }
+
+        var consequence = diagnosis.Cause.ToName();
+        var why = $"why: {explaining.Cause.ToName()} outranks {consequence}: {blocked}; a server blocked that long makes the client give up on its connection "
+            + $"and piles the waiting calls' continuations on the pool, so {consequence} here is its consequence (the message alone held it below strong)";
+        return Build(diagnosis, found, explaining, why, DiagnosisConfidence.High, dropPrevious: false, consequence);
+    }
+
+    /// <summary>
+    /// The refined diagnosis with <paramref name="primary"/>'s cause first: its line, the other server lines
+    /// (contributing), then the message's evidence (the previous primary's lines marked as a consequence).
+    /// </summary>
+    private static TimeoutDiagnosis Build(TimeoutDiagnosis diagnosis, List<Finding> found, Finding primary, string why, DiagnosisConfidence confidence, bool dropPrevious, string? consequence)
+    {
+        var previous = diagnosis.Causes.Where(c => !(dropPrevious && c is TimeoutCause.ServerStall or TimeoutCause.Unknown));
+        var causes = new[] { primary.Cause }.Concat(Ordered(found).Select(f => f.Cause)).Concat(previous).Distinct().ToList();
+        var serverLines = Ordered(found).Where(f => !ReferenceEquals(f, primary))
+            .Select(f => f.Cause == primary.Cause ? f.Line : f.Line + " (contributing)");
+        var messageLines = diagnosis.Evidence
+            .Where(line => !line.StartsWith("why: ", StringComparison.Ordinal))
+            .Select(line => consequence is not null && line.StartsWith(consequence + ": ", StringComparison.Ordinal) && !line.Contains("arose while the request waited", StringComparison.Ordinal)
+                ? $"{line} (a consequence: the server was blocked while the request waited)"
+                : line);
+        List<string> evidence = [primary.Line, .. serverLines, .. messageLines, why];
+
+        return new TimeoutDiagnosis(causes[0], causes, evidence, TimeoutDiagnoser.AdviceFor(causes[0]))
+        {
+            Confidence = confidence,
+            Weights = WithServer(diagnosis.Weights, found, strongest: confidence == DiagnosisConfidence.High ? primary : null),
+        };
+    }
+
+    private static IReadOnlyDictionary<TimeoutCause, EvidenceWeight> WithServer(IReadOnlyDictionary<TimeoutCause, EvidenceWeight> weights, List<Finding> found, Finding? strongest)
+    {
+        var merged = weights.ToDictionary(entry => entry.Key, entry => entry.Value);
+        foreach (var finding in found)
+        {
+            var weight = ReferenceEquals(finding, strongest) ? EvidenceWeight.Strong : EvidenceWeight.Weak;
+            merged[finding.Cause] = merged.TryGetValue(finding.Cause, out var before) && before > weight ? before : weight;
+        }
+
+        return merged;
+    }
+
+    /// <summary>The server lines in the order they are shown: longest block first, then what was merely running.</summary>
+    private static IEnumerable<Finding> Ordered(List<Finding> found) =>
+        found.OrderByDescending(f => f.BlockedMs).ThenByDescending(f => f.Running).ThenBy(f => f.Order);
+
+    /// <summary>What each event could have blocked of the window, and how it reads.</summary>
+    private static List<Finding> Findings(IReadOnlyList<ServerEvent> events, DateTimeOffset from, DateTimeOffset to)
+    {
+        var found = new List<Finding>();
+        var order = 0;
+        var intervals = events.Where(e => e.Kind is ServerEventKind.Bgsave or ServerEventKind.AofRewrite or ServerEventKind.ModuleFork).ToList();
+        var forks = events.Where(e => e.Kind == ServerEventKind.Fork).ToList();
+        foreach (var interval in intervals)
+        {
+            // The save's child runs beside the server; only its fork blocks it, and only while it lasts.
+            var fork = forks.FirstOrDefault(f => f.Overlaps(interval.Start, interval.End ?? to, to) && f.Overlaps(from, to, to));
+            var line = $"persistence: {IntervalText(interval)}{(fork is null ? string.Empty : $" ({ForkText(fork)})")}";
+            found.Add(new Finding(TimeoutCause.Persistence, fork is null ? 0 : Blocked(fork, from, to), Running: true, line, order++));
+        }
+
+        foreach (var fork in forks.Where(f => !intervals.Any(i => f.Overlaps(i.Start, i.End ?? to, to))))
+        {
+            found.Add(new Finding(TimeoutCause.Persistence, Blocked(fork, from, to), Running: false, $"persistence: {ForkText(fork)}", order++));
+        }
+
+        foreach (var load in events.Where(e => e.Kind == ServerEventKind.Loading))
+        {
+            // Loading refuses every command until it ends: the whole overlap blocks.
+            found.Add(new Finding(TimeoutCause.Persistence, Overlap(load, from, to), Running: false, $"persistence: {IntervalText(load)}", order++));
+        }
+
+        var slow = events.Where(e => e.Kind == ServerEventKind.SlowCommand)
+            .Select(e => (Event: e, Blocked: Blocked(e, from, to)))
+            .OrderByDescending(s => s.Blocked)
+            .ToList();
+        foreach (var (command, blocked) in slow.Take(MaxSlowCommandLines))
+        {
+            var name = command.Command ?? "a command";
+            var logged = $"{name} ran {Ms(command.DurationMs)}, logged {Clock.Of(command.End ?? to)} (slow log #{command.SlowlogId})";
+            found.Add(command.Command is { } known && SingleValueCommands.Contains(known)
+                ? new Finding(TimeoutCause.LargePayload, blocked, Running: false,
+                    $"large-payload: {logged}: {known} does O(1) work on one value, so its time went into a huge value", order++)
+                : new Finding(TimeoutCause.SlowCommand, blocked, Running: false, $"slow-command: {logged}", order++));
+        }
+
+        if (slow.Count > MaxSlowCommandLines)
+        {
+            found.Add(new Finding(TimeoutCause.SlowCommand, 0, Running: false, $"slow-command: and {slow.Count - MaxSlowCommandLines} more slow commands in the window", order++));
+        }
+
+        foreach (var restart in events.Where(e => e.Kind == ServerEventKind.Restart))
+        {
+            found.Add(new Finding(TimeoutCause.ConnectionLoss, Overlap(restart, from, to), Running: false,
+                $"connection-loss: the server restarted between {Clock.Of(restart.Start)} and {Clock.Of(restart.End ?? to)}", order++));
+        }
+
+        return found;
+    }
+
+    /// <summary>
+    /// How long an event with a duration of its own (a fork, a slow command) could have blocked the server
+    /// within the window: its duration, but no more than its (widened) interval overlaps the window.
+    /// </summary>
+    private static double Blocked(ServerEvent e, DateTimeOffset from, DateTimeOffset to) =>
+        Math.Min(e.DurationMs ?? 0, Overlap(e, from, to));
+
+    private static double Overlap(ServerEvent e, DateTimeOffset from, DateTimeOffset to)
+    {
+        var start = e.Start > from ? e.Start : from;
+        var end = (e.End ?? to) < to ? e.End ?? to : to;
+        return Math.Max(0, (end - start).TotalMilliseconds);
+    }
+
+    private static string IntervalText(ServerEvent interval)
+    {
+        var name = interval.Kind switch
+        {
+            ServerEventKind.Bgsave => "BGSAVE",
+            ServerEventKind.AofRewrite => "AOF rewrite",
+            ServerEventKind.ModuleFork => "module fork",
+            _ => "dataset load",
+        };
+        if (interval.BetweenPolls)
+        {
+            return $"a {name} started and ended between polls at {Clock.Of(interval.Start)} and {Clock.Of(interval.End ?? interval.Start)}";
+        }
+
+        return interval.End is { } end
+            ? $"{name} ran from {Clock.Of(interval.Start)} to {Clock.Of(end)}"
+            : $"{name} in progress since {Clock.Of(interval.Start)}";
+    }
+
+    private static string ForkText(ServerEvent fork) => fork.BetweenPolls
+        ? $"fork {Ms(fork.DurationMs)} between {Clock.Of(fork.Start)} and {Clock.Of(fork.End ?? fork.Start)}"
+        : $"fork {Ms(fork.DurationMs)} at {Clock.Of(fork.Start)}";
+
+    private static string Ms(double? milliseconds) =>
+        milliseconds is { } ms ? string.Create(CultureInfo.InvariantCulture, $"{ms:0.#} ms") : "? ms";
+
+    /// <summary>One server event's weight against the wait.</summary>
+    /// <param name="Cause">The cause it points at.</param>
+    /// <param name="BlockedMs">How long it could have blocked the server within the window (0 for what runs beside it).</param>
+    /// <param name="Running">A save or rewrite that ran over the window (its child, beside the server).</param>
+    /// <param name="Line">The evidence line.</param>
+    /// <param name="Order">Its place among events of equal weight.</param>
+    private sealed record Finding(TimeoutCause Cause, double BlockedMs, bool Running, string Line, int Order);
+
+    private static class Clock
+    {
+        /// <summary>A time of day, UTC, to the tenth of a second: evidence lines are read next to logs.</summary>
+        public static string Of(DateTimeOffset time) => time.UtcDateTime.ToString("HH:mm:ss.f", CultureInfo.InvariantCulture);
+
+        /// <summary>"the server was blocked up to 930 ms of the 930 ms wait (100%)".</summary>
+        public static string Blocked(Finding finding, double waitMs) => string.Create(CultureInfo.InvariantCulture,
+            $"the server could have been blocked {finding.BlockedMs:0.#} ms of the {waitMs:0.#} ms wait ({Math.Min(100, 100 * finding.BlockedMs / waitMs):0}%)");
+    }
+}

@@ -1,0 +1,16 @@
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+using System.Text.Json.Serialization.Metadata;
+using MuxWatch.Hosting;
+using MuxWatch.Model;
+using MuxWatch.State;
+
+namespace MuxWatch.Json;
+
+/// <summary>One endpoint's timeline.</summary>
+/// <param name="Endpoint"><c>host:port</c>.</param>
+/// <param name="CompleteThrough">Every event that started before this time is listed (the start of the latest complete poll).</param>
+/// <param name="Polling">How its polling goes.</param>
+/// <param name="Events">Its events by start time (client clock), the newest last.</param>
+public sealed record EndpointEvents(string Endpoint, DateTimeOffset? CompleteThrough, ServerPollingStatus Polling, IReadOnlyList<ServerEvent> Events);

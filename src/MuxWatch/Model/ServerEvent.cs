@@ -1,0 +1,34 @@
+
+namespace MuxWatch.Model;
+
+/// <summary>
+/// One thing a server did, on the client's clock (server times are converted with the measured
+/// <c>TIME</c> offset). An interval is widened to what the polls can prove: it starts no later and ends
+/// no earlier than the truth, by at most one poll interval (or one second where Redis counts in seconds).
+/// </summary>
+/// <param name="Kind">What it was.</param>
+/// <param name="Start">When it started (the earliest time consistent with what was polled).</param>
+/// <param name="End">When it ended (the latest consistent time); null while it is still running.</param>
+public sealed record ServerEvent(ServerEventKind Kind, DateTimeOffset Start, DateTimeOffset? End)
+{
+    /// <summary>How long it blocked or ran, in milliseconds: a fork's or a slow command's own figure, a save's length once ended.</summary>
+    public double? DurationMs { get; init; }
+
+    /// <summary>For a slow command: the command name only, never its arguments.</summary>
+    public string? Command { get; init; }
+
+    /// <summary>For a slow command: its slow-log id.</summary>
+    public long? SlowlogId { get; init; }
+
+    /// <summary>For a save or rewrite: <c>ok</c> or <c>err</c>, as the server reported it once ended.</summary>
+    public string? Outcome { get; init; }
+
+    /// <summary>True when it started and ended between two polls, so only a counter showed it: the interval is the whole gap.</summary>
+    public bool BetweenPolls { get; init; }
+
+    /// <summary>True while it runs.</summary>
+    public bool InProgress => End is null;
+
+    /// <summary>True when it overlaps [<paramref name="from"/>, <paramref name="to"/>]; a running one lasts until <paramref name="now"/>.</summary>
+    public bool Overlaps(DateTimeOffset from, DateTimeOffset to, DateTimeOffset now) => Start <= to && (End ?? now) >= from;
+}

@@ -1,0 +1,27 @@
+
+namespace MuxWatch.Model;
+
+/// <summary>What a Redis server did that can stall its clients: a fixed vocabulary, kebab-case in JSON.</summary>
+public enum ServerEventKind
+{
+    /// <summary>A BGSAVE (RDB snapshot) ran: <c>rdb_bgsave_in_progress</c>, or <c>rdb_saves</c> / <c>rdb_last_save_time</c> between polls.</summary>
+    Bgsave,
+
+    /// <summary>An AOF rewrite ran: <c>aof_rewrite_in_progress</c>, or <c>aof_rewrites</c> between polls.</summary>
+    AofRewrite,
+
+    /// <summary>A module's fork ran: <c>module_fork_in_progress</c>.</summary>
+    ModuleFork,
+
+    /// <summary>The fork() call itself, which blocks the server: from <c>LATENCY HISTORY fork</c>, else from <c>total_forks</c> / <c>latest_fork_usec</c>.</summary>
+    Fork,
+
+    /// <summary>A command slower than <c>slowlog-log-slower-than</c>, from <c>SLOWLOG GET</c>.</summary>
+    SlowCommand,
+
+    /// <summary>The server restarted: a new <c>run_id</c>, or its uptime went back.</summary>
+    Restart,
+
+    /// <summary>The server was loading its dataset (<c>loading:1</c>) and refused commands.</summary>
+    Loading,
+}

@@ -1,0 +1,40 @@
+using MuxWatch.State;
+namespace MuxWatch.Model;
+
+/// <summary>
+/// What one poll of one endpoint read, as the client's typed calls returned it. Times are the server's
+/// clock; <see cref="ServerStateTracker"/> converts them. A part is null when it was not read (refused,
+/// or not asked for).
+/// </summary>
+/// <param name="Endpoint">The endpoint, <c>host:port</c>.</param>
+/// <param name="Started">When the poll started (client clock).</param>
+/// <param name="Finished">When its last reply arrived (client clock).</param>
+public sealed record ServerPollResult(string Endpoint, DateTimeOffset Started, DateTimeOffset Finished)
+{
+    /// <summary>The fields of <c>INFO server</c>, <c>persistence</c> and <c>stats</c>, by name.</summary>
+    public IReadOnlyDictionary<string, string>? Info { get; init; }
+
+    /// <summary><c>latency-monitor-threshold</c> in milliseconds, from <c>CONFIG GET</c>.</summary>
+    public long? LatencyMonitorThresholdMs { get; init; }
+
+    /// <summary><c>LATENCY LATEST</c>: the latest spike of each event.</summary>
+    public IReadOnlyList<LatencySpike>? LatencyLatest { get; init; }
+
+    /// <summary><c>LATENCY HISTORY fork</c>, read when <c>LATENCY LATEST</c> showed a fork newer than the last seen.</summary>
+    public IReadOnlyList<LatencySample>? ForkHistory { get; init; }
+
+    /// <summary><c>SLOWLOG GET</c>: the newest entries.</summary>
+    public IReadOnlyList<SlowlogEntry>? Slowlog { get; init; }
+
+    /// <summary>The server's clock minus the client's, from <c>TIME</c> (the reply taken at the middle of its round trip).</summary>
+    public TimeSpan? ClockOffset { get; init; }
+
+    /// <summary>Commands the endpoint refused (<c>INFO</c>, <c>SLOWLOG</c>, <c>LATENCY</c>, <c>CONFIG</c>, <c>TIME</c>).</summary>
+    public IReadOnlyList<string> Refused { get; init; } = [];
+
+    /// <summary>Why the poll failed as a whole (a timeout, no connection); null when it read the server.</summary>
+    public string? Error { get; init; }
+
+    /// <summary>Reasons a poll fails, a fixed set for the metric label.</summary>
+    public string? ErrorReason { get; init; }
+}

@@ -1,0 +1,40 @@
+
+namespace MuxWatch.Model;
+
+/// <summary>Why a timeout happened: a fixed vocabulary, so it can label a metric.</summary>
+/// <remarks>
+/// <see cref="SlowCommand"/> and <see cref="Persistence"/> refine <see cref="ServerStall"/> once the
+/// server's own timeline is correlated; the message alone can only say that the server did not answer.
+/// </remarks>
+public enum TimeoutCause
+{
+    /// <summary>Nothing in the evidence decides it.</summary>
+    Unknown,
+
+    /// <summary>Worker or I/O threads busy above the pool's minimum: work waited for a thread.</summary>
+    ThreadPoolStarvation,
+
+    /// <summary>The reply had arrived (<c>in</c>/<c>in-pipe</c> above 0) but the client had not read it.</summary>
+    ClientInputBacklog,
+
+    /// <summary>A large request or reply ahead of this one, or the bandwidth to move it.</summary>
+    LargePayload,
+
+    /// <summary>Commands queued behind the single writer or in the backlog, not yet written.</summary>
+    WriteBacklog,
+
+    /// <summary>Requests sent and unanswered, nothing inbound, a healthy pool: the server or network did not answer.</summary>
+    ServerStall,
+
+    /// <summary>No connection: the command could not be sent or its connection failed.</summary>
+    ConnectionLoss,
+
+    /// <summary>A slow command ran on the server while the request waited (server correlation).</summary>
+    SlowCommand,
+
+    /// <summary>A fork, BGSAVE or AOF rewrite ran on the server while the request waited (server correlation).</summary>
+    Persistence,
+
+    /// <summary>The client machine's CPU was saturated (<c>Local-CPU</c> near 100%): nothing of the client ran on time.</summary>
+    ClientCpu,
+}

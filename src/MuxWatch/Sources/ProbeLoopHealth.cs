@@ -1,0 +1,45 @@
+using Microsoft.Extensions.Options;
+using MuxWatch.Configuration;
+
+namespace MuxWatch.Sources;
+
+/// <summary>Whether the probe loop is cycling: the sidecar's <c>/healthz</c> and the status answer read it.</summary>
+public sealed class ProbeLoopHealth(TimeProvider time, IOptions<MuxWatchOptions> options)
+{
+    private readonly DateTimeOffset _started = time.GetUtcNow();
+    private long _lastCycleTicks;
+    private long _cycles;
+
+    /// <summary>Cycles completed since start.</summary>
+    public long Cycles => Interlocked.Read(ref _cycles);
+
+    /// <summary>When the last cycle completed, or null before the first.</summary>
+    public DateTimeOffset? LastCycle => Interlocked.Read(ref _lastCycleTicks) is var ticks and > 0
+        ? new DateTimeOffset(ticks, TimeSpan.Zero)
+        : null;
+
+    /// <summary>How long without a completed cycle counts as stalled: three intervals, and at least 10 s.</summary>
+    public TimeSpan StallAfter => TimeSpan.FromTicks(Math.Max(options.Value.ProbeInterval.Ticks * 3, TimeSpan.FromSeconds(10).Ticks));
+
+    /// <summary>True when a cycle completed within <see cref="StallAfter"/> (or the loop has just started).</summary>
+    public bool IsCycling(out string description)
+    {
+        var last = LastCycle;
+        var now = time.GetUtcNow();
+        if (last is null)
+        {
+            description = "the probe loop has not completed a cycle yet";
+            return now - _started < StallAfter;
+        }
+
+        var age = now - last.Value;
+        description = $"last probe cycle {age.TotalSeconds:0.0} s ago ({Cycles} cycles)";
+        return age < StallAfter;
+    }
+
+    internal void CycleCompleted(DateTimeOffset at)
+    {
+        Interlocked.Exchange(ref _lastCycleTicks, at.UtcTicks);
+        Interlocked.Increment(ref _cycles);
+    }
+}

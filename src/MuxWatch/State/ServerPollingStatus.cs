@@ -1,0 +1,19 @@
+using MuxWatch.Model;
+namespace MuxWatch.State;
+
+/// <summary>How the polling of one endpoint goes, as <c>/api/targets</c> shows it.</summary>
+/// <param name="LastPollSuccess">When a poll last read the server.</param>
+/// <param name="LastPollError">The latest poll failure (redacted).</param>
+/// <param name="LastPollErrorTime">When it happened.</param>
+/// <param name="RefusedCommands">Commands the endpoint refuses (an ACL, a renamed command): their figures are missing, the rest goes on.</param>
+/// <param name="ClockOffsetMs">The server's clock minus the client's, from <c>TIME</c>.</param>
+/// <param name="LatencyMonitorEnabled">Whether <c>latency-monitor-threshold</c> is above 0 (null when <c>CONFIG GET</c> is refused).</param>
+/// <param name="Events">Events in the timeline.</param>
+public sealed record ServerPollingStatus(
+    DateTimeOffset? LastPollSuccess,
+    string? LastPollError,
+    DateTimeOffset? LastPollErrorTime,
+    IReadOnlyList<string> RefusedCommands,
+    double? ClockOffsetMs,
+    bool? LatencyMonitorEnabled,
+    int Events);

@@ -1,0 +1,30 @@
+using System.Collections.Concurrent;
+using Microsoft.Extensions.Options;
+using MuxWatch.Configuration;
+
+namespace MuxWatch.State;
+
+/// <summary>The timeline of every polled endpoint, by endpoint (<c>host:port</c>), and a signal when one was polled.</summary>
+public sealed class ServerTimelines(IOptions<MuxWatchOptions> options)
+{
+    private readonly ConcurrentDictionary<string, ServerTimeline> _byEndpoint = new(StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>Raised after a poll completed and updated a timeline (on the poll's thread: handlers must be quick).</summary>
+    public event Action<ServerTimeline>? Polled;
+
+    /// <summary>The timeline of <paramref name="endpoint"/>, created on first use.</summary>
+    public ServerTimeline GetOrAdd(string endpoint) =>
+        _byEndpoint.GetOrAdd(endpoint, static (name, retention) => new ServerTimeline(name, retention), options.Value.ServerTimelineRetention);
+
+    /// <summary>The timeline of <paramref name="endpoint"/>, or null when it is not polled.</summary>
+    public ServerTimeline? Find(string? endpoint) =>
+        endpoint is not null && _byEndpoint.TryGetValue(endpoint, out var timeline) ? timeline : null;
+
+    /// <summary>Every timeline, by endpoint.</summary>
+    public IReadOnlyList<ServerTimeline> All => [.. _byEndpoint.Values.OrderBy(t => t.Endpoint, StringComparer.Ordinal)];
+
+    /// <summary>Stops keeping <paramref name="endpoint"/> (its multiplexer went away).</summary>
+    public void Remove(string endpoint) => _byEndpoint.TryRemove(endpoint, out _);
+
+    internal void RaisePolled(ServerTimeline timeline) => Polled?.Invoke(timeline);
+}

@@ -21,7 +21,7 @@ public sealed class DiagnosisStrengthTests
         Assert.Equal(TimeoutCause.ThreadPoolStarvation, diagnosis.Cause);
         Assert.Contains(TimeoutCause.ConnectionLoss, diagnosis.Causes);
         Assert.Equal(DiagnosisConfidence.High, diagnosis.Confidence);
-        Assert.Contains(diagnosis.Evidence, line => line.StartsWith("why: strong thread-pool starvation outranks connection-loss", StringComparison.Ordinal));
+        Assert.Contains(diagnosis.EvidenceLines, line => line.StartsWith("why: strong thread-pool starvation outranks connection-loss", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -39,7 +39,7 @@ public sealed class DiagnosisStrengthTests
 
         Assert.Equal(TimeoutCause.WriteBacklog, diagnosis.Cause);
         Assert.Equal(DiagnosisConfidence.Medium, diagnosis.Confidence);
-        Assert.Contains(diagnosis.Evidence, line => line.Contains("outranks the weak thread-pool starvation", StringComparison.Ordinal));
+        Assert.Contains(diagnosis.EvidenceLines, line => line.Contains("outranks the weak thread-pool starvation", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -72,7 +72,7 @@ public sealed class DiagnosisStrengthTests
         var twoX = Diagnose("Timeout performing GET (500ms), next: GET k0, inst: 117, qu: 0, qs: 0, aw: False, bw: Inactive, rs: ReadAsync, ws: Idle, in: 0, in-pipe: 0, serverEndpoint: 127.0.0.1:16393, WORKER: (Busy=0,Free=32767,Min=2,Max=32767), v: 2.6.96.30123");
 
         Assert.Equal((TimeoutCause.ServerStall, DiagnosisConfidence.Low), (diagnosis.Cause, diagnosis.Confidence));
-        Assert.Contains(diagnosis.Evidence, line => line.StartsWith("read as 3.x (v: 3.4.35.20751)", StringComparison.Ordinal));
+        Assert.Contains(diagnosis.EvidenceLines, line => line.StartsWith("read as 3.x (v: 3.4.35.20751)", StringComparison.Ordinal));
         Assert.Equal(TimeoutCause.Unknown, twoX.Cause); // 2.x fills qs: 0 means nothing outstanding
     }
 }

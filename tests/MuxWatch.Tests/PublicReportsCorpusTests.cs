@@ -36,7 +36,7 @@ public sealed class PublicReportsCorpusTests(ITestOutputHelper output)
 
         Assert.True(row.GetProperty("cause").GetString() == diagnosis.Cause.ToName(),
             $"{id} ({row.GetProperty("source").GetString()}): expected {row.GetProperty("cause").GetString()}, got {diagnosis.Cause.ToName()} ({diagnosis.Confidence})\n  "
-            + string.Join("\n  ", diagnosis.Evidence));
+            + string.Join("\n  ", diagnosis.EvidenceLines));
     }
 
     [Fact]

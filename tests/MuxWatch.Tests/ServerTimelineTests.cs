@@ -209,7 +209,7 @@ public sealed class ServerTimelineTests
 
         Assert.Equal(TimeoutCause.ThreadPoolStarvation, refined.Cause);
         Assert.Equal([TimeoutCause.ThreadPoolStarvation, TimeoutCause.Persistence], refined.Causes);
-        Assert.Contains(refined.Evidence, line => line.StartsWith("persistence: BGSAVE in progress since 12:00:00.0", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
+        Assert.Contains(refined.EvidenceLines, line => line.StartsWith("persistence: BGSAVE in progress since 12:00:00.0", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -275,7 +275,7 @@ public sealed class ServerTimelineTests
         Assert.True(posted.Settled);
         Assert.Equal(TimeoutCause.Persistence, posted.Diagnosis.Cause);
         Assert.DoesNotContain(TimeoutCause.ServerStall, posted.Diagnosis.Causes);
-        Assert.StartsWith("persistence: BGSAVE ran from 12:00:00.0 to 12:00:05.0", posted.Diagnosis.Evidence[0], StringComparison.Ordinal);
+        Assert.StartsWith("persistence: BGSAVE ran from 12:00:00.0 to 12:00:05.0", posted.Diagnosis.EvidenceLines[0], StringComparison.Ordinal);
         Assert.Equal(DiagnosisConfidence.Medium, posted.Diagnosis.Confidence); // a save in progress, no fork seen inside the window
     }
 

@@ -34,8 +34,8 @@ public sealed class StallConsequenceTests
 
         Assert.Equal(TimeoutCause.SlowCommand, refined.Cause);
         Assert.Equal(DiagnosisConfidence.High, refined.Confidence);
-        Assert.StartsWith("slow-command: DEBUG ran 2000 ms", refined.Evidence[0], StringComparison.Ordinal);
-        Assert.Contains(refined.Evidence, line => line.StartsWith("persistence: BGSAVE in progress", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
+        Assert.StartsWith("slow-command: DEBUG ran 2000 ms", refined.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.Contains(refined.EvidenceLines, line => line.StartsWith("persistence: BGSAVE in progress", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
         Assert.DoesNotContain(TimeoutCause.ServerStall, refined.Causes);
     }
 
@@ -47,7 +47,7 @@ public sealed class StallConsequenceTests
 
         Assert.Equal((TimeoutCause.Persistence, DiagnosisConfidence.High), (long_.Cause, long_.Confidence));
         Assert.Equal((TimeoutCause.Persistence, DiagnosisConfidence.Low), (tiny.Cause, tiny.Confidence));
-        Assert.Contains(tiny.Evidence, line => line.Contains("a partial one: the server could have been blocked 3 ms of the 500 ms wait (1%)", StringComparison.Ordinal));
+        Assert.Contains(tiny.EvidenceLines, line => line.Contains("a partial one: the server could have been blocked 3 ms of the 500 ms wait (1%)", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -67,8 +67,8 @@ public sealed class StallConsequenceTests
             Assert.Equal(TimeoutCause.SlowCommand, refined.Cause);
             Assert.Equal(DiagnosisConfidence.High, refined.Confidence);
             Assert.Contains(TimeoutCause.ConnectionLoss, refined.Causes);
-            Assert.Contains(refined.Evidence, line => line.StartsWith("connection-loss: ", StringComparison.Ordinal) && line.EndsWith("(a consequence: the server was blocked while the request waited)", StringComparison.Ordinal));
-            Assert.Contains(refined.Evidence, line => line.StartsWith("why: slow-command outranks connection-loss", StringComparison.Ordinal));
+            Assert.Contains(refined.EvidenceLines, line => line.StartsWith("connection-loss: ", StringComparison.Ordinal) && line.EndsWith("(a consequence: the server was blocked while the request waited)", StringComparison.Ordinal));
+            Assert.Contains(refined.EvidenceLines, line => line.StartsWith("why: slow-command outranks connection-loss", StringComparison.Ordinal));
         }
     }
 
@@ -88,7 +88,7 @@ public sealed class StallConsequenceTests
         var refined = TimelineCorrelation.Refine(Diagnose(StallAt500), [Slow("GET", 1200, T0.AddSeconds(1.2))], T0.AddSeconds(0.2), T0.AddSeconds(0.7));
 
         Assert.Equal(TimeoutCause.LargePayload, refined.Cause);
-        Assert.StartsWith("large-payload: GET ran 1200 ms", refined.Evidence[0], StringComparison.Ordinal);
+        Assert.StartsWith("large-payload: GET ran 1200 ms", refined.EvidenceLines[0], StringComparison.Ordinal);
         Assert.Contains("split large values", refined.Advice, StringComparison.Ordinal);
     }
 
@@ -105,12 +105,12 @@ public sealed class StallConsequenceTests
         var already = Diagnose(piledUp, starvedBefore);
 
         Assert.Equal(EvidenceWeight.Clear, arose.WeightOf(TimeoutCause.ThreadPoolStarvation));
-        Assert.Contains(arose.Evidence, line => line.Contains("arose while the request waited", StringComparison.Ordinal));
+        Assert.Contains(arose.EvidenceLines, line => line.Contains("arose while the request waited", StringComparison.Ordinal));
         Assert.Equal(TimeoutCause.SlowCommand, TimelineCorrelation.Refine(arose, debug, T0.AddSeconds(0.5), T0.AddSeconds(1.416)).Cause);
         Assert.Equal(EvidenceWeight.Overriding, already.WeightOf(TimeoutCause.ThreadPoolStarvation));
         var kept = TimelineCorrelation.Refine(already, debug, T0.AddSeconds(0.5), T0.AddSeconds(1.416));
         Assert.Equal(TimeoutCause.ThreadPoolStarvation, kept.Cause);
-        Assert.Contains(kept.Evidence, line => line.StartsWith("slow-command: DEBUG", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
+        Assert.Contains(kept.EvidenceLines, line => line.StartsWith("slow-command: DEBUG", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -119,7 +119,7 @@ public sealed class StallConsequenceTests
         var starved = Diagnose("Timeout performing GET (1000ms), next: GET muxwatch:starved, inst: 0, qu: 0, qs: 1, aw: False, rs: ReadAsync, ws: Idle, in: 12, in-pipe: 0, serverEndpoint: 127.0.0.1:17001, conn-sec: n/a, IOCP: (Busy=0,Free=1000,Min=2,Max=1000), WORKER: (Busy=2,Free=32765,Min=2,Max=32767), POOL: (Threads=2,QueuedItems=300,CompletedItems=100), v: 2.6.90.64945");
 
         Assert.Equal((TimeoutCause.ThreadPoolStarvation, EvidenceWeight.Overriding), (starved.Cause, starved.WeightOf(TimeoutCause.ThreadPoolStarvation)));
-        Assert.Contains(starved.Evidence, line => line.StartsWith("thread-pool-starvation: WORKER Busy=2 = Min=2 (strong", StringComparison.Ordinal));
+        Assert.Contains(starved.EvidenceLines, line => line.StartsWith("thread-pool-starvation: WORKER Busy=2 = Min=2 (strong", StringComparison.Ordinal));
     }
 
     [Theory]
@@ -132,7 +132,7 @@ public sealed class StallConsequenceTests
         Assert.Equal(TimeoutCause.ThreadPoolStarvation, diagnosis.Cause);
         Assert.Equal(DiagnosisConfidence.Low, diagnosis.Confidence);
         Assert.Equal([TimeoutCause.ThreadPoolStarvation, TimeoutCause.ServerStall], diagnosis.Causes);
-        Assert.Contains(diagnosis.Evidence, line => line.StartsWith("why: the pool is above its minimum and only qs points at the server", StringComparison.Ordinal));
+        Assert.Contains(diagnosis.EvidenceLines, line => line.StartsWith("why: the pool is above its minimum and only qs points at the server", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -154,8 +154,8 @@ public sealed class StallConsequenceTests
         var diagnosis = Diagnose($"Timeout awaiting response (outbound=0KiB, inbound=0KiB, 20969ms elapsed, timeout is 2000ms), command=GET, inst: 0, {queues}, aw: False, bw: SpinningDown, rs: ReadAsync, ws: Idle, in: 0, {pool}, v: 2.6.90.64945");
 
         Assert.Equal(cause, diagnosis.Cause.ToName());
-        Assert.Contains(diagnosis.Evidence, line => line.Contains("20969 ms elapsed against a 2000 ms timeout (10.5x)", StringComparison.Ordinal));
-        Assert.DoesNotContain(Diagnose(StallAt500.Replace("Timeout performing GET (500ms)", "Timeout awaiting response (outbound=0KiB, inbound=0KiB, 936ms elapsed, timeout is 500ms), command=GET", StringComparison.Ordinal)).Evidence,
+        Assert.Contains(diagnosis.EvidenceLines, line => line.Contains("20969 ms elapsed against a 2000 ms timeout (10.5x)", StringComparison.Ordinal));
+        Assert.DoesNotContain(Diagnose(StallAt500.Replace("Timeout performing GET (500ms)", "Timeout awaiting response (outbound=0KiB, inbound=0KiB, 936ms elapsed, timeout is 500ms), command=GET", StringComparison.Ordinal)).EvidenceLines,
             line => line.Contains("elapsed against", StringComparison.Ordinal)); // up to a heartbeat late is normal
     }
 
@@ -165,7 +165,7 @@ public sealed class StallConsequenceTests
         var remade = Diagnose("The message timed out in the backlog attempting to send because no connection became available, command=PING, timeout: 500, inst: 10, qu: 0, qs: 0, rs: NotStarted, ws: Idle, in: 0, serverEndpoint: 127.0.0.1:17001, conn-sec: 0, mc: 1/1/0, v: 3.4.35.20751");
         var neverMade = Diagnose("Timeout performing GET (60000ms), inst: 0, qu: 1, qs: 0, aw: False, bw: SpinningDown, rs: NotStarted, ws: Initializing, serverEndpoint: 10.0.0.5:6379, mc: 1/1/0, v: 2.6.66.47313");
 
-        Assert.Contains(remade.Evidence, line => line.Contains("rs: NotStarted with conn-sec: 0: a connection just re-made", StringComparison.Ordinal));
-        Assert.Contains(neverMade.Evidence, line => line.Contains("the connection was never made", StringComparison.Ordinal));
+        Assert.Contains(remade.EvidenceLines, line => line.Contains("rs: NotStarted with conn-sec: 0: a connection just re-made", StringComparison.Ordinal));
+        Assert.Contains(neverMade.EvidenceLines, line => line.Contains("the connection was never made", StringComparison.Ordinal));
     }
 }

@@ -88,7 +88,7 @@ public sealed class TimeoutMessageCorpusTests
         {
             foreach (var fragment in evidence.EnumerateArray())
             {
-                Assert.Contains(diagnosis.Evidence, line => line.Contains(fragment.GetString()!, StringComparison.Ordinal));
+                Assert.Contains(diagnosis.EvidenceLines, line => line.Contains(fragment.GetString()!, StringComparison.Ordinal));
             }
         }
     }

@@ -159,7 +159,7 @@ public sealed class TimeoutMessageReaderHostileInputTests
 
         Assert.Equal(TimeoutCause.ServerStall, withoutSample.Cause);
         Assert.Equal(TimeoutCause.ThreadPoolStarvation, withSample.Cause);
-        Assert.Contains(withSample.Evidence, e => e.Contains("WORKER Busy=30 > Min=2 (sampled", StringComparison.Ordinal));
+        Assert.Contains(withSample.EvidenceLines, e => e.Contains("WORKER Busy=30 > Min=2 (sampled", StringComparison.Ordinal));
     }
 
     [Fact]

@@ -149,9 +149,9 @@ internal static class ExplainCommand
         var also = diagnosis.Causes.Skip(1).Select(c => c.ToName()).ToList();
         var alsoPresent = also.Count > 0 ? $"; also present: {string.Join(", ", also)}" : string.Empty;
         text.AppendLine(CultureInfo.InvariantCulture, $"Cause:      {primary} ({diagnosis.Confidence.ToString().ToLowerInvariant()} confidence){alsoPresent}");
-        var deciding = diagnosis.Evidence.Where(line => line.StartsWith(primary + ": ", StringComparison.Ordinal)).Take(3)
-            .Select(line => line[(primary.Length + 2)..])
-            .Concat(diagnosis.Evidence.Where(line => line.StartsWith("why: ", StringComparison.Ordinal)).Select(line => line[5..]))
+        var deciding = diagnosis.Evidence.Where(evidence => evidence.Cause == diagnosis.Cause && evidence.Role is not (EvidenceRole.Why or EvidenceRole.Note)).Take(3)
+            .Select(evidence => evidence.Body)
+            .Concat(diagnosis.Evidence.Where(evidence => evidence.Role == EvidenceRole.Why).Select(evidence => evidence.Text))
             .ToList();
         for (var i = 0; i < deciding.Count; i++)
         {
@@ -159,7 +159,7 @@ internal static class ExplainCommand
         }
 
         text.AppendLine(CultureInfo.InvariantCulture, $"First:      {diagnosis.Advice}");
-        text.AppendLine(CultureInfo.InvariantCulture, $"To confirm: {TimeoutDiagnoser.ConfirmationFor(diagnosis.Cause)}");
+        text.AppendLine(CultureInfo.InvariantCulture, $"To confirm: {CauseAdvice.ConfirmationFor(diagnosis.Cause)}");
         text.AppendLine("Message:    " + report.Kind.ToName()
             + (report.Command is { } command ? $", command {command}" : string.Empty)
             + (report.Key is { } key ? $", key {key}" : string.Empty)
@@ -167,9 +167,9 @@ internal static class ExplainCommand
             + (report.TimeoutMilliseconds is { } timeout ? $", timeout {timeout.ToString(CultureInfo.InvariantCulture)} ms" : string.Empty)
             + (report.ElapsedMilliseconds is { } elapsed ? $", elapsed {elapsed.ToString(CultureInfo.InvariantCulture)} ms" : string.Empty));
         text.AppendLine("Evidence:");
-        foreach (var line in diagnosis.Evidence)
+        foreach (var evidence in diagnosis.Evidence)
         {
-            text.AppendLine(CultureInfo.InvariantCulture, $"  - {line}");
+            text.AppendLine(CultureInfo.InvariantCulture, $"  - {evidence.Line}");
         }
 
         if (report.Fields.Count > 0)

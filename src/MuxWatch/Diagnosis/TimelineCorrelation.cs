@@ -72,8 +72,8 @@ public static class TimelineCorrelation
             var running = found.FirstOrDefault(f => f.Running);
             var primary = running ?? longest;
             var why = running is not null
-                ? $"why: persistence: nothing blocked the server for a quarter of the wait, and a save ran over it (its fork, copy-on-write and disk are the likeliest server-side cause)"
-                : $"why: {primary.Cause.ToName()} is the only server-side reading, and a partial one: {Clock.Blocked(primary, waitMs)}";
+                ? "persistence: nothing blocked the server for a quarter of the wait, and a save ran over it (its fork, copy-on-write and disk are the likeliest server-side cause)"
+                : $"{primary.Cause.ToName()} is the only server-side reading, and a partial one: {Clock.Blocked(primary, waitMs)}";
             return Build(diagnosis, found, primary, why, running is not null ? DiagnosisConfidence.Medium : DiagnosisConfidence.Low, dropPrevious: true, consequence: null);
         }
 
@@ -81,7 +81,7 @@ public static class TimelineCorrelation
         return diagnosis with
         {
             Causes = [.. diagnosis.Causes.Concat(found.Select(f => f.Cause)).Distinct()],
-            Evidence = [.. diagnosis.Evidence, .. Ordered(found).Select(f => f.Line + " (contributing)")],
+            Evidence = [.. diagnosis.Evidence, .. Ordered(found).Select(f => f.Evidence with { Role = EvidenceRole.Contributing })],
             Weights = WithServer(diagnosis.Weights, found, strongest: null),
         };
     }
@@ -104,33 +104,33 @@ public static class TimelineCorrelation
         if (explaining.Cause == diagnosis.Cause || unexplained)
         {
             // The server's own record of what ran in the window (or, for a restart seen as a lost connection, confirms it).
-            return Build(diagnosis, found, explaining, $"why: {explaining.Cause.ToName()}: {blocked}", DiagnosisConfidence.High, dropPrevious: unexplained, consequence: null);
+            return Build(diagnosis, found, explaining, $"{explaining.Cause.ToName()}: {blocked}", DiagnosisConfidence.High, dropPrevious: unexplained, consequence: null);
         }
 
         var consequence = diagnosis.Cause.ToName();
-        var why = $"why: {explaining.Cause.ToName()} outranks {consequence}: {blocked}; a server blocked that long makes the client give up on its connection "
+        var why = $"{explaining.Cause.ToName()} outranks {consequence}: {blocked}; a server blocked that long makes the client give up on its connection "
             + $"and piles the waiting calls' continuations on the pool, so {consequence} here is its consequence (the message alone held it below strong)";
-        return Build(diagnosis, found, explaining, why, DiagnosisConfidence.High, dropPrevious: false, consequence);
+        return Build(diagnosis, found, explaining, why, DiagnosisConfidence.High, dropPrevious: false, diagnosis.Cause);
     }
 
     /// <summary>
     /// The refined diagnosis with <paramref name="primary"/>'s cause first: its line, the other server lines
     /// (contributing), then the message's evidence (the previous primary's lines marked as a consequence).
     /// </summary>
-    private static TimeoutDiagnosis Build(TimeoutDiagnosis diagnosis, List<Finding> found, Finding primary, string why, DiagnosisConfidence confidence, bool dropPrevious, string? consequence)
+    private static TimeoutDiagnosis Build(TimeoutDiagnosis diagnosis, List<Finding> found, Finding primary, string why, DiagnosisConfidence confidence, bool dropPrevious, TimeoutCause? consequence)
     {
         var previous = diagnosis.Causes.Where(c => !(dropPrevious && c is TimeoutCause.ServerStall or TimeoutCause.Unknown));
         var causes = new[] { primary.Cause }.Concat(Ordered(found).Select(f => f.Cause)).Concat(previous).Distinct().ToList();
         var serverLines = Ordered(found).Where(f => !ReferenceEquals(f, primary))
-            .Select(f => f.Cause == primary.Cause ? f.Line : f.Line + " (contributing)");
+            .Select(f => f.Cause == primary.Cause ? f.Evidence : f.Evidence with { Role = EvidenceRole.Contributing });
         var messageLines = diagnosis.Evidence
-            .Where(line => !line.StartsWith("why: ", StringComparison.Ordinal))
-            .Select(line => consequence is not null && line.StartsWith(consequence + ": ", StringComparison.Ordinal) && !line.Contains("arose while the request waited", StringComparison.Ordinal)
-                ? $"{line} (a consequence: the server was blocked while the request waited)"
-                : line);
-        List<string> evidence = [primary.Line, .. serverLines, .. messageLines, why];
+            .Where(evidence => evidence.Role != EvidenceRole.Why)
+            .Select(evidence => evidence.Role == EvidenceRole.Finding && evidence.Cause == consequence && !evidence.AroseDuringWait
+                ? evidence with { Role = EvidenceRole.Consequence }
+                : evidence);
+        List<Evidence> evidence = [primary.Evidence with { Weight = confidence == DiagnosisConfidence.High ? EvidenceWeight.Strong : EvidenceWeight.Weak }, .. serverLines, .. messageLines, Evidence.Why(why)];
 
-        return new TimeoutDiagnosis(causes[0], causes, evidence, TimeoutDiagnoser.AdviceFor(causes[0]))
+        return new TimeoutDiagnosis(causes[0], causes, evidence, CauseAdvice.For(causes[0]))
         {
             Confidence = confidence,
             Weights = WithServer(diagnosis.Weights, found, strongest: confidence == DiagnosisConfidence.High ? primary : null),
@@ -164,19 +164,19 @@ public static class TimelineCorrelation
         {
             // The save's child runs beside the server; only its fork blocks it, and only while it lasts.
             var fork = forks.FirstOrDefault(f => f.Overlaps(interval.Start, interval.End ?? to, to) && f.Overlaps(from, to, to));
-            var line = $"persistence: {IntervalText(interval)}{(fork is null ? string.Empty : $" ({ForkText(fork)})")}";
+            var line = $"{IntervalText(interval)}{(fork is null ? string.Empty : $" ({ForkText(fork)})")}";
             found.Add(new Finding(TimeoutCause.Persistence, fork is null ? 0 : Blocked(fork, from, to), Running: true, line, order++));
         }
 
         foreach (var fork in forks.Where(f => !intervals.Any(i => f.Overlaps(i.Start, i.End ?? to, to))))
         {
-            found.Add(new Finding(TimeoutCause.Persistence, Blocked(fork, from, to), Running: false, $"persistence: {ForkText(fork)}", order++));
+            found.Add(new Finding(TimeoutCause.Persistence, Blocked(fork, from, to), Running: false, ForkText(fork), order++));
         }
 
         foreach (var load in events.Where(e => e.Kind == ServerEventKind.Loading))
         {
             // Loading refuses every command until it ends: the whole overlap blocks.
-            found.Add(new Finding(TimeoutCause.Persistence, Overlap(load, from, to), Running: false, $"persistence: {IntervalText(load)}", order++));
+            found.Add(new Finding(TimeoutCause.Persistence, Overlap(load, from, to), Running: false, IntervalText(load), order++));
         }
 
         var slow = events.Where(e => e.Kind == ServerEventKind.SlowCommand)
@@ -189,19 +189,19 @@ public static class TimelineCorrelation
             var logged = $"{name} ran {Ms(command.DurationMs)}, logged {Clock.Of(command.End ?? to)} (slow log #{command.SlowlogId})";
             found.Add(command.Command is { } known && SingleValueCommands.Contains(known)
                 ? new Finding(TimeoutCause.LargePayload, blocked, Running: false,
-                    $"large-payload: {logged}: {known} does O(1) work on one value, so its time went into a huge value", order++)
-                : new Finding(TimeoutCause.SlowCommand, blocked, Running: false, $"slow-command: {logged}", order++));
+                    $"{logged}: {known} does O(1) work on one value, so its time went into a huge value", order++)
+                : new Finding(TimeoutCause.SlowCommand, blocked, Running: false, logged, order++));
         }
 
         if (slow.Count > MaxSlowCommandLines)
         {
-            found.Add(new Finding(TimeoutCause.SlowCommand, 0, Running: false, $"slow-command: and {slow.Count - MaxSlowCommandLines} more slow commands in the window", order++));
+            found.Add(new Finding(TimeoutCause.SlowCommand, 0, Running: false, $"and {slow.Count - MaxSlowCommandLines} more slow commands in the window", order++));
         }
 
         foreach (var restart in events.Where(e => e.Kind == ServerEventKind.Restart))
         {
             found.Add(new Finding(TimeoutCause.ConnectionLoss, Overlap(restart, from, to), Running: false,
-                $"connection-loss: the server restarted between {Clock.Of(restart.Start)} and {Clock.Of(restart.End ?? to)}", order++));
+                $"the server restarted between {Clock.Of(restart.Start)} and {Clock.Of(restart.End ?? to)}", order++));
         }
 
         return found;
@@ -251,9 +251,13 @@ public static class TimelineCorrelation
     /// <param name="Cause">The cause it points at.</param>
     /// <param name="BlockedMs">How long it could have blocked the server within the window (0 for what runs beside it).</param>
     /// <param name="Running">A save or rewrite that ran over the window (its child, beside the server).</param>
-    /// <param name="Line">The evidence line.</param>
+    /// <param name="Text">What it says, without the cause's name.</param>
     /// <param name="Order">Its place among events of equal weight.</param>
-    private sealed record Finding(TimeoutCause Cause, double BlockedMs, bool Running, string Line, int Order);
+    private sealed record Finding(TimeoutCause Cause, double BlockedMs, bool Running, string Text, int Order)
+    {
+        /// <summary>As evidence: a finding of the server's timeline, weak unless it explains the wait (see <see cref="Build"/>).</summary>
+        public Evidence Evidence => Evidence.Finding(Cause, EvidenceWeight.Weak, Text, "server:timeline");
+    }
 
     private static class Clock
     {

@@ -18,7 +18,7 @@ public class DiagnosisAnswer
         Cause = diagnosis.Cause;
         Confidence = diagnosis.Confidence;
         Causes = diagnosis.Causes;
-        Evidence = diagnosis.Evidence;
+        Evidence = diagnosis.EvidenceLines;
         Advice = diagnosis.Advice;
         Command = report.Command;
         Key = report.Key;

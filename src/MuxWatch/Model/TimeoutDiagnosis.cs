@@ -3,14 +3,17 @@ namespace MuxWatch.Model;
 /// <summary>Why one timeout happened: the primary cause, the others present, the evidence and what to do.</summary>
 /// <param name="Cause">The primary cause: the first rule, in the documented order, whose evidence is present.</param>
 /// <param name="Causes">Every cause whose evidence is present, primary first.</param>
-/// <param name="Evidence">The fields and values that decided each cause, e.g. <c>WORKER Busy=40 &gt; Min=8</c>.</param>
+/// <param name="Evidence">What decided each cause (primary first), why the primary won, and notes on the reading.</param>
 /// <param name="Advice">One line on what to do about the primary cause.</param>
 public sealed record TimeoutDiagnosis(
     TimeoutCause Cause,
     IReadOnlyList<TimeoutCause> Causes,
-    IReadOnlyList<string> Evidence,
+    IReadOnlyList<Evidence> Evidence,
     string Advice)
 {
+    /// <summary>The evidence as the lines people read, e.g. <c>thread-pool-starvation: WORKER Busy=40 &gt; Min=8 (...)</c>.</summary>
+    public IReadOnlyList<string> EvidenceLines => [.. Evidence.Select(evidence => evidence.Line)];
+
     /// <summary>How firmly the evidence holds <see cref="Cause"/>: high for one strong sign alone, low for weak or tied signs.</summary>
     public DiagnosisConfidence Confidence { get; init; } = DiagnosisConfidence.Medium;
 

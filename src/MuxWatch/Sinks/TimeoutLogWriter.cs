@@ -50,7 +50,7 @@ internal sealed partial class TimeoutLogWriter(ILogger<TimeoutLogWriter> logger,
             timeout.Report.Command ?? "unknown",
             timeout.Endpoint,
             cause.ToName(),
-            timeout.Diagnosis.Evidence.Count > 0 ? timeout.Diagnosis.Evidence[0] : string.Empty,
+            timeout.Diagnosis.Evidence.Count > 0 ? timeout.Diagnosis.Evidence[0].Line : string.Empty,
             timeout.Diagnosis.Advice,
             leftOut);
     }

@@ -79,7 +79,7 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
         if (caught.Report.Number("qs") == 0)
         {
             // 3.4.35 writes qs: 0; the evidence says where the figure came from.
-            Assert.Contains(caught.Diagnosis.Evidence, e => e.Contains("live counters", StringComparison.Ordinal));
+            Assert.Contains(caught.Diagnosis.EvidenceLines, e => e.Contains("live counters", StringComparison.Ordinal));
         }
 
         MetricsText metrics = null!;

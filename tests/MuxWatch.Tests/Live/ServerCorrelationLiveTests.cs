@@ -101,7 +101,7 @@ public sealed class ServerCorrelationLiveTests : IAsyncLifetime
 
         Assert.Equal(TimeoutCause.Persistence, timeout.Diagnosis.Cause);
         Assert.DoesNotContain(TimeoutCause.ServerStall, timeout.Diagnosis.Causes);
-        Assert.StartsWith("persistence: BGSAVE in progress since", timeout.Diagnosis.Evidence[0], StringComparison.Ordinal);
+        Assert.StartsWith("persistence: BGSAVE in progress since", timeout.Diagnosis.EvidenceLines[0], StringComparison.Ordinal);
     }
 
     [Fact]
@@ -113,7 +113,7 @@ public sealed class ServerCorrelationLiveTests : IAsyncLifetime
 
         Assert.Equal(TimeoutCause.SlowCommand, timeout.Diagnosis.Cause);
         Assert.DoesNotContain(TimeoutCause.ServerStall, timeout.Diagnosis.Causes);
-        Assert.StartsWith("slow-command: DEBUG ran 2", timeout.Diagnosis.Evidence[0], StringComparison.Ordinal);
-        Assert.Contains("slow log #", timeout.Diagnosis.Evidence[0], StringComparison.Ordinal);
+        Assert.StartsWith("slow-command: DEBUG ran 2", timeout.Diagnosis.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.Contains("slow log #", timeout.Diagnosis.EvidenceLines[0], StringComparison.Ordinal);
     }
 }

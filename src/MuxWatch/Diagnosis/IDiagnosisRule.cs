@@ -1,0 +1,9 @@
+namespace MuxWatch.Diagnosis;
+
+/// <summary>One rule of docs/diagnosis.md: reads the input and adds what it finds.</summary>
+/// <remarks>Rules run in <see cref="TimeoutDiagnoser.Rules"/>' order; a later rule may read what earlier ones found.</remarks>
+internal interface IDiagnosisRule
+{
+    /// <summary>Adds this rule's findings to <paramref name="found"/>.</summary>
+    void Apply(DiagnosisInput input, Findings found);
+}

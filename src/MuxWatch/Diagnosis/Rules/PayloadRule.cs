@@ -1,0 +1,48 @@
+using MuxWatch.Model;
+using static MuxWatch.Diagnosis.Figures;
+
+namespace MuxWatch.Diagnosis.Rules;
+
+/// <summary>Rule 6, a large payload: KiB moved while waiting, a large reply or pipe, a full socket buffer (or, with the pool above its minimum, a reader waiting for a thread).</summary>
+internal sealed class PayloadRule : IDiagnosisRule
+{
+    public void Apply(DiagnosisInput input, Findings found)
+    {
+        var report = input.Report;
+        foreach (var name in (string[])["outbound", "inbound"])
+        {
+            if (report.Number(name) is { } kib && kib >= TimeoutDiagnoser.LargeTransferKiB)
+            {
+                found.Add(TimeoutCause.LargePayload, EvidenceWeight.Strong, $"{name}={Format(kib)}KiB moved while the request waited (>= {Format(TimeoutDiagnoser.LargeTransferKiB)}KiB)", name);
+            }
+        }
+
+        foreach (var name in (string[])["last-in", "cur-in", "in-pipe", "out-pipe"])
+        {
+            if (report.Number(name) is { } bytes && bytes >= TimeoutDiagnoser.LargeReplyBytes)
+            {
+                found.Add(TimeoutCause.LargePayload, EvidenceWeight.Strong, $"{name}={Format(bytes)} bytes (>= {Format(TimeoutDiagnoser.LargeReplyBytes)})", name);
+            }
+        }
+
+        var inBytes = report.Number("in") ?? 0;
+        if (inBytes >= TimeoutDiagnoser.FullSocketBytes && input.PoolAboveMinimum)
+        {
+            // A full socket with the pool above its minimum is a reader waiting for a thread, not a big
+            // reply: Azure's troubleshooting guide reads "in: 64221" beside Busy > Min that way.
+            found.Add(TimeoutCause.ThreadPoolStarvation, EvidenceWeight.Overriding,
+                $"in={Format(inBytes)} bytes fill the socket buffer while the pool is above its minimum: the reader was waiting for a thread", "in", "WORKER", "IOCP");
+        }
+        else if (inBytes >= TimeoutDiagnoser.FullSocketBytes)
+        {
+            found.Add(TimeoutCause.LargePayload, EvidenceWeight.Strong,
+                $"in={Format(inBytes)} bytes: the socket buffer is full (>= {Format(TimeoutDiagnoser.FullSocketBytes)}) with the pool within its minimum: a large reply arriving", "in");
+        }
+        else if (inBytes >= TimeoutDiagnoser.ArrivingReplyBytes && report.Field("rs")?.Raw is "ReadAsync" && report.Number("qs") is 0)
+        {
+            found.Add(TimeoutCause.LargePayload, EvidenceWeight.Clear,
+                $"in={Format(inBytes)} bytes waiting while the reader waits on the socket and nothing else is outstanding: a sizable reply still arriving (>= {Format(TimeoutDiagnoser.ArrivingReplyBytes)})",
+                "in", "rs", "qs");
+        }
+    }
+}

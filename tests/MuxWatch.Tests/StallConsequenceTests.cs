@@ -69,6 +69,12 @@ public sealed class StallConsequenceTests
             Assert.Contains(TimeoutCause.ConnectionLoss, refined.Causes);
             Assert.Contains(refined.EvidenceLines, line => line.StartsWith("connection-loss: ", StringComparison.Ordinal) && line.EndsWith("(a consequence: the server was blocked while the request waited)", StringComparison.Ordinal));
             Assert.Contains(refined.EvidenceLines, line => line.StartsWith("why: slow-command outranks connection-loss", StringComparison.Ordinal));
+
+            // The same, as the parts a sink or a test reads: the explaining event first and strong, every
+            // connection-loss finding marked a consequence, one why, nothing found left unmarked.
+            Assert.Equal((EvidenceRole.Finding, TimeoutCause.SlowCommand, EvidenceWeight.Strong), (refined.Evidence[0].Role, refined.Evidence[0].Cause, refined.Evidence[0].Weight));
+            Assert.All(refined.Evidence.Where(e => e.Cause == TimeoutCause.ConnectionLoss), e => Assert.Equal(EvidenceRole.Consequence, e.Role));
+            Assert.Single(refined.Evidence, e => e.Role == EvidenceRole.Why);
         }
     }
 
@@ -106,7 +112,10 @@ public sealed class StallConsequenceTests
 
         Assert.Equal(EvidenceWeight.Clear, arose.WeightOf(TimeoutCause.ThreadPoolStarvation));
         Assert.Contains(arose.EvidenceLines, line => line.Contains("arose while the request waited", StringComparison.Ordinal));
-        Assert.Equal(TimeoutCause.SlowCommand, TimelineCorrelation.Refine(arose, debug, T0.AddSeconds(0.5), T0.AddSeconds(1.416)).Cause);
+        Assert.Contains(arose.Evidence, e => e.AroseDuringWait && e.Fields.Contains("WORKER"));
+        var yielded = TimelineCorrelation.Refine(arose, debug, T0.AddSeconds(0.5), T0.AddSeconds(1.416));
+        Assert.Equal(TimeoutCause.SlowCommand, yielded.Cause);
+        Assert.DoesNotContain(yielded.Evidence, e => e.AroseDuringWait && e.Role == EvidenceRole.Consequence); // it already says so: not marked twice
         Assert.Equal(EvidenceWeight.Overriding, already.WeightOf(TimeoutCause.ThreadPoolStarvation));
         var kept = TimelineCorrelation.Refine(already, debug, T0.AddSeconds(0.5), T0.AddSeconds(1.416));
         Assert.Equal(TimeoutCause.ThreadPoolStarvation, kept.Cause);

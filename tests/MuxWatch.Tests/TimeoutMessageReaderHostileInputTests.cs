@@ -26,9 +26,13 @@ public sealed class TimeoutMessageReaderHostileInputTests
     [InlineData("qs: , in: , WORKER: (Busy=,Free=,Min=,Max=)")]
     public void Degenerate_input_gives_a_report_without_throwing(string? input)
     {
+        var failuresBefore = TimeoutMessageReader.InternalFailures;
+
         var report = TimeoutMessageReader.Read(input);
         var diagnosis = TimeoutDiagnoser.Diagnose(report);
+
         Assert.NotNull(diagnosis.Advice);
+        Assert.Equal(failuresBefore, TimeoutMessageReader.InternalFailures); // read, not rescued by the reader's catch-all
     }
 
     [Fact]
@@ -87,12 +91,14 @@ public sealed class TimeoutMessageReaderHostileInputTests
     [MemberData(nameof(Pathological))]
     public void Pathological_input_is_read_within_the_allocation_bound(string input)
     {
+        var failuresBefore = TimeoutMessageReader.InternalFailures;
         var before = GC.GetAllocatedBytesForCurrentThread();
         var report = TimeoutMessageReader.Read(input);
         TimeoutDiagnoser.Diagnose(report);
         var allocated = GC.GetAllocatedBytesForCurrentThread() - before;
 
         Assert.True(allocated < MaxAllocatedBytesPerMessage, $"{allocated} bytes allocated");
+        Assert.Equal(failuresBefore, TimeoutMessageReader.InternalFailures);
     }
 
     private const long MaxAllocatedBytesPerMessage = 16 * 1024 * 1024;

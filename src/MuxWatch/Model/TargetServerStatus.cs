@@ -10,5 +10,5 @@ namespace MuxWatch.Model;
 public sealed record TargetServerStatus(string Endpoint, bool Connected, string? ServerType, string? Version, string Role, DateTimeOffset? LastProbeSuccess)
 {
     /// <summary>How the server polling of this endpoint goes; null when it is not polled (polling off, or not connected yet).</summary>
-    public State.ServerPollingStatus? Polling { get; init; }
+    public ServerPollingStatus? Polling { get; init; }
 }

@@ -1,4 +1,5 @@
 using MuxWatch.Model;
+using MuxWatch.Diagnosis;
 
 namespace MuxWatch.Diagnosis.Rules;
 

@@ -1,4 +1,5 @@
 using MuxWatch.Model;
+using MuxWatch.Diagnosis;
 using static MuxWatch.Diagnosis.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;

@@ -1,5 +1,4 @@
-using MuxWatch.Model;
-namespace MuxWatch.State;
+namespace MuxWatch.Model;
 
 /// <summary>How the polling of one endpoint goes, as <c>/api/targets</c> shows it.</summary>
 /// <param name="LastPollSuccess">When a poll last read the server.</param>

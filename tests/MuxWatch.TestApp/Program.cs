@@ -12,12 +12,12 @@ using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
-using Prometheus;
-using StackExchange.Redis;
 using MuxWatch.Json;
 using MuxWatch.Model;
 using MuxWatch.Sinks;
 using MuxWatch.Sources;
+using Prometheus;
+using StackExchange.Redis;
 
 var builder = Host.CreateApplicationBuilder();
 builder.Logging.ClearProviders(); // standard output carries only the JSON

@@ -1,5 +1,5 @@
-using MuxWatch.Model;
 using MuxWatch.Diagnosis.Rules;
+using MuxWatch.Model;
 using MuxWatch.Reading;
 
 namespace MuxWatch.Diagnosis;

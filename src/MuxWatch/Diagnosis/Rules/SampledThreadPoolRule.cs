@@ -1,5 +1,4 @@
 using MuxWatch.Model;
-using MuxWatch.Diagnosis;
 
 namespace MuxWatch.Diagnosis.Rules;
 

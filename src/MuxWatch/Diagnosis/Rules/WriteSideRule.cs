@@ -1,5 +1,4 @@
 using MuxWatch.Model;
-using MuxWatch.Diagnosis;
 using static MuxWatch.Diagnosis.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;

@@ -6,7 +6,6 @@ using MuxWatch.AspNetCore;
 using MuxWatch.Export;
 using MuxWatch.Hosting;
 using MuxWatch.Json;
-using MuxWatch.Model;
 using MuxWatch.Sinks;
 using MuxWatch.Sources;
 using MuxWatch.State;

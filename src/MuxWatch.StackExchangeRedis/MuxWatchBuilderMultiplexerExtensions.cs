@@ -1,7 +1,6 @@
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using MuxWatch.Hosting;
-using MuxWatch.Model;
 using MuxWatch.Pipeline;
 using MuxWatch.Sources;
 using MuxWatch.StackExchangeRedis;

@@ -1,5 +1,3 @@
-using Microsoft.Extensions.Options;
-
 namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>Multiplexer names: they become label values, so they are short and plain.</summary>

@@ -1,5 +1,3 @@
-using Microsoft.Extensions.Options;
-
 namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>One Redis endpoint (or set of endpoints) for the sidecar to watch, bound from <c>MuxWatch:Targets</c>.</summary>

@@ -1,5 +1,3 @@
-using Microsoft.Extensions.Options;
-
 namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>The <c>MuxWatch:Targets</c> list.</summary>

@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using System.Globalization;
 using System.Text.Json;
 using Microsoft.AspNetCore.Http;
 using MuxWatch.Testing;

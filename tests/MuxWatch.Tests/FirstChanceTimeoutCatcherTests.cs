@@ -1,5 +1,4 @@
 using System.Runtime.ExceptionServices;
-using MuxWatch.Sources;
 using MuxWatch.Testing;
 
 namespace MuxWatch.Tests;

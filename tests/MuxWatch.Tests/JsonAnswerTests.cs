@@ -1,8 +1,4 @@
 using System.Text.Json;
-using MuxWatch.Diagnosis;
-using MuxWatch.Json;
-using MuxWatch.Model;
-using MuxWatch.Reading;
 
 namespace MuxWatch.Tests;
 

@@ -1,5 +1,4 @@
 using System.Text.RegularExpressions;
-using MuxWatch.Export;
 using MuxWatch.Testing;
 using Prometheus;
 

@@ -3,11 +3,6 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
-using MuxWatch.Diagnosis;
-using MuxWatch.Model;
-using MuxWatch.Reading;
-using MuxWatch.Sinks;
-using MuxWatch.Sources;
 
 namespace MuxWatch.Tests;
 

@@ -1,8 +1,5 @@
 using System.Globalization;
 using System.Text.Json;
-using MuxWatch.Diagnosis;
-using MuxWatch.Model;
-using MuxWatch.Reading;
 using Xunit.Abstractions;
 
 namespace MuxWatch.Tests;

@@ -1,6 +1,3 @@
-using MuxWatch.Model;
-using MuxWatch.Reading;
-
 namespace MuxWatch.Tests;
 
 public sealed class SecretRedactorTests

@@ -1,13 +1,5 @@
 using System.Globalization;
 using Microsoft.Extensions.Options;
-using MuxWatch.Configuration;
-using MuxWatch.Diagnosis;
-using MuxWatch.Export;
-using MuxWatch.Model;
-using MuxWatch.Pipeline;
-using MuxWatch.Reading;
-using MuxWatch.Sinks;
-using MuxWatch.State;
 using MuxWatch.Testing;
 using Prometheus;
 

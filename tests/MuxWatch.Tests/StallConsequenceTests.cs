@@ -1,7 +1,3 @@
-using MuxWatch.Diagnosis;
-using MuxWatch.Model;
-using MuxWatch.Reading;
-
 namespace MuxWatch.Tests;
 
 /// <summary>

@@ -1,8 +1,3 @@
-using MuxWatch.Export;
-using MuxWatch.Model;
-using MuxWatch.Pipeline;
-using MuxWatch.Reading;
-using MuxWatch.Sinks;
 using MuxWatch.Testing;
 using Prometheus;
 

@@ -1,10 +1,5 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
-using MuxWatch.Configuration;
-using MuxWatch.Diagnosis;
-using MuxWatch.Model;
-using MuxWatch.Reading;
-using MuxWatch.Sinks;
 using MuxWatch.Testing;
 
 namespace MuxWatch.Tests;

@@ -1,6 +1,4 @@
 using System.Text.Json;
-using MuxWatch.Diagnosis;
-using MuxWatch.Reading;
 
 namespace MuxWatch.Tests;
 

@@ -1,8 +1,5 @@
 using System.Text;
 using System.Text.Json;
-using MuxWatch.Diagnosis;
-using MuxWatch.Model;
-using MuxWatch.Reading;
 
 namespace MuxWatch.Tests;
 

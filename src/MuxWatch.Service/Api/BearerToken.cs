@@ -1,6 +1,5 @@
 using System.Security.Cryptography;
 using System.Text;
-using Microsoft.Extensions.Options;
 using MuxWatch.AspNetCore;
 
 namespace MuxWatch.Service.Api;

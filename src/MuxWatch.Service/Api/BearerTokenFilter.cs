@@ -1,7 +1,4 @@
-using System.Security.Cryptography;
-using System.Text;
 using Microsoft.Extensions.Options;
-using MuxWatch.AspNetCore;
 
 namespace MuxWatch.Service.Api;
 

@@ -1,7 +1,3 @@
-using System.Text.Json;
-using System.Text.Json.Serialization;
-using MuxWatch.Json;
-
 namespace MuxWatch.Service.Api;
 
 /// <summary>A line of a POST that could not be used; the others are still recorded.</summary>

@@ -1,7 +1,3 @@
-using System.Text.Json;
-using System.Text.Json.Serialization;
-using MuxWatch.Json;
-
 namespace MuxWatch.Service.Api;
 
 /// <summary>One accepted line of a POST, in brief: the full entry is in <c>GET /api/timeouts</c> under its id.</summary>

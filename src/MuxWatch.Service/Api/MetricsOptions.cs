@@ -1,5 +1,3 @@
-using Microsoft.Extensions.Options;
-
 namespace MuxWatch.Service.Api;
 
 /// <summary>Who may read <c>/metrics</c>, and on which port, bound from <c>MuxWatch:Metrics</c>.</summary>

@@ -1,12 +1,3 @@
-using System.Text.Json;
-using System.Text.Json.Serialization;
-using MuxWatch.Json;
-using MuxWatch.Model;
-using MuxWatch.Pipeline;
-using MuxWatch.Reading;
-using MuxWatch.Sinks;
-using MuxWatch.Sources;
-
 namespace MuxWatch.Hosting;
 
 /// <summary>

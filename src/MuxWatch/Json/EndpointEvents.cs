@@ -1,10 +1,4 @@
-using System.Text.Encodings.Web;
-using System.Text.Json;
-using System.Text.Json.Serialization;
-using System.Text.Json.Serialization.Metadata;
-using MuxWatch.Hosting;
 using MuxWatch.Model;
-using MuxWatch.State;
 
 namespace MuxWatch.Json;
 

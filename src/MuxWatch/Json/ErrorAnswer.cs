@@ -1,6 +1,3 @@
-using System.Text.Json.Serialization;
-using MuxWatch.Model;
-
 namespace MuxWatch.Json;
 
 /// <summary>A line that could not be used (<c>explain --jsonl</c>): <c>{"error": "..."}</c>.</summary>

@@ -1,11 +1,3 @@
-using System.Text.Encodings.Web;
-using System.Text.Json;
-using System.Text.Json.Serialization;
-using System.Text.Json.Serialization.Metadata;
-using MuxWatch.Hosting;
-using MuxWatch.Model;
-using MuxWatch.State;
-
 namespace MuxWatch.Json;
 
 /// <summary>The answer of <c>/events</c>: the timeline of each polled endpoint.</summary>

@@ -1,6 +1,3 @@
-using System.Text.Json.Serialization;
-using MuxWatch.Model;
-
 namespace MuxWatch.Json;
 
 /// <summary>

@@ -1,6 +1,3 @@
-using System.Text.Json.Serialization;
-using MuxWatch.Model;
-
 namespace MuxWatch.Json;
 
 /// <summary>The answer of <c>GET /timeouts</c>: the newest first.</summary>

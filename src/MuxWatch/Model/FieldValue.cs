@@ -1,4 +1,3 @@
-using MuxWatch.Reading;
 namespace MuxWatch.Model;
 
 /// <summary>

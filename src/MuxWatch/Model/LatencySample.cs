@@ -1,4 +1,3 @@
-using MuxWatch.State;
 namespace MuxWatch.Model;
 
 /// <summary>One sample of <c>LATENCY HISTORY</c>.</summary>

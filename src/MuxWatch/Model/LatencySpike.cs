@@ -1,4 +1,3 @@
-using MuxWatch.State;
 namespace MuxWatch.Model;
 
 /// <summary>One event of <c>LATENCY LATEST</c>.</summary>

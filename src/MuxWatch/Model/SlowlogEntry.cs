@@ -1,4 +1,3 @@
-using MuxWatch.State;
 namespace MuxWatch.Model;
 
 /// <summary>One slow-log entry, without its arguments.</summary>

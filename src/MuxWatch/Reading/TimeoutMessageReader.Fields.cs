@@ -1,4 +1,3 @@
-using MuxWatch.Model;
 namespace MuxWatch.Reading;
 
 /// <content>Splitting the field list into <c>key: value</c> fields, tuples kept whole.</content>

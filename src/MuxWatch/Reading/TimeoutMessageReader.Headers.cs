@@ -1,4 +1,3 @@
-using MuxWatch.Model;
 namespace MuxWatch.Reading;
 
 /// <content>Reading each header form: where the command, key and timeout are, and where the fields start.</content>

@@ -1,4 +1,3 @@
-using System.Collections;
 using MuxWatch.Model;
 
 namespace MuxWatch.Reading;

@@ -2,7 +2,6 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using MuxWatch.Hosting;
-using MuxWatch.State;
 using MuxWatch.Testing;
 using StackExchange.Redis;
 

@@ -1,8 +1,6 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
-using MuxWatch.Model;
-using MuxWatch.Sinks;
 using MuxWatch.Testing;
 using StackExchange.Redis;
 

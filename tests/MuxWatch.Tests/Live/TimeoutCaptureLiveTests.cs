@@ -2,9 +2,6 @@ using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
-using MuxWatch.Model;
-using MuxWatch.Reading;
-using MuxWatch.Sinks;
 using MuxWatch.Testing;
 using StackExchange.Redis;
 

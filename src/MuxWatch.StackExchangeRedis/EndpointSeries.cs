@@ -1,0 +1,25 @@
+using MuxWatch.Export;
+
+namespace MuxWatch.StackExchangeRedis;
+
+/// <summary>The labelled children of one endpoint's per-cycle series, looked up once: a probe cycle then touches no label dictionary.</summary>
+internal sealed class EndpointSeries(MuxWatchMetrics metrics, string multiplexer, string endpoint)
+{
+    public Prometheus.Gauge.Child Connected { get; } = metrics.Connected.WithLabels(multiplexer, endpoint);
+
+    public Prometheus.Gauge.Child SentAwaitingResponse { get; } = metrics.SentAwaitingResponse.WithLabels(multiplexer, endpoint);
+
+    public Prometheus.Gauge.Child PendingUnsent { get; } = metrics.PendingUnsent.WithLabels(multiplexer, endpoint);
+
+    public Prometheus.Counter.Child Operations { get; } = metrics.Operations.WithLabels(multiplexer, endpoint);
+
+    public Prometheus.Counter.Child Reconnects { get; } = metrics.Reconnects.WithLabels(multiplexer, endpoint);
+
+    public Prometheus.Gauge.Child Subscriptions { get; } = metrics.Subscriptions.WithLabels(multiplexer, endpoint);
+
+    // These two appear with the first success, not before: a "last success" of 0 (1970) or an empty
+    // round-trip histogram would say something about an endpoint that never answered.
+    public Prometheus.Histogram.Child Ping => field ??= metrics.Ping.WithLabels(multiplexer, endpoint);
+
+    public Prometheus.Gauge.Child LastProbeSuccess => field ??= metrics.LastProbeSuccess.WithLabels(multiplexer, endpoint);
+}

@@ -1,0 +1,43 @@
+namespace MuxWatch.StackExchangeRedis;
+
+/// <summary>
+/// The last qs/qu samples of one endpoint, so a timeout caught after its stall ended still sees the
+/// queue it waited in (an async timeout surfaces up to a heartbeat late; seen: a PING timeout read qs=0 at the catch).
+/// </summary>
+internal sealed class QueueHistory
+{
+    /// <summary>Samples kept: a minute at the default interval, longer than any timeout's waiting window.</summary>
+    private const int Length = 64;
+
+    private readonly (DateTimeOffset Time, long Sent, long Unsent)[] _samples = new (DateTimeOffset, long, long)[Length];
+    private readonly Lock _gate = new();
+    private int _next;
+
+    public void Remember(DateTimeOffset time, long sent, long unsent)
+    {
+        lock (_gate)
+        {
+            _samples[_next] = (time, sent, unsent);
+            _next = (_next + 1) % Length;
+        }
+    }
+
+    /// <summary>The highest qs and qu sampled at or after <paramref name="since"/>; zeros when none was.</summary>
+    public (long Sent, long Unsent) MaxSince(DateTimeOffset since)
+    {
+        long sent = 0, unsent = 0;
+        lock (_gate)
+        {
+            foreach (var sample in _samples)
+            {
+                if (sample.Time >= since)
+                {
+                    sent = Math.Max(sent, sample.Sent);
+                    unsent = Math.Max(unsent, sample.Unsent);
+                }
+            }
+        }
+
+        return (sent, unsent);
+    }
+}

@@ -1,0 +1,28 @@
+using MuxWatch.Export;
+
+namespace MuxWatch.StackExchangeRedis;
+
+/// <summary>One server of a watched multiplexer: its series, its queue history, when it last answered, and at most one PING in flight.</summary>
+internal sealed class WatchedEndpoint(MuxWatchMetrics metrics, string multiplexer, string endpoint)
+{
+    private int _pinging;
+
+    public string Endpoint => endpoint;
+
+    public EndpointSeries Series { get; } = new(metrics, multiplexer, endpoint);
+
+    public QueueHistory Queues { get; } = new();
+
+    public DateTimeOffset? LastSuccess { get; private set; }
+
+    /// <summary>The endpoint answered (a PING, or a cycle that does not PING found it connected).</summary>
+    public void Succeeded(DateTimeOffset now)
+    {
+        LastSuccess = now;
+        Series.LastProbeSuccess.Set(now.ToUnixTimeMilliseconds() / 1000.0);
+    }
+
+    public bool TryStartPing() => Interlocked.CompareExchange(ref _pinging, 1, 0) == 0;
+
+    public void PingDone() => Volatile.Write(ref _pinging, 0);
+}

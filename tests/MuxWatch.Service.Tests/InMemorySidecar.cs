@@ -28,6 +28,9 @@ public sealed class InMemorySidecar : WebApplicationFactory<Program>
     /// <summary>Everything logged so far.</summary>
     public CollectingLoggerProvider Log { get; } = new();
 
+    /// <summary>Everything logged so far, as one text (a line per entry).</summary>
+    public string LogText => string.Join('\n', Log.Lines.Select(line => line.Text));
+
     /// <summary>A sidecar probing and polling the given targets every 200 ms (a poll times out after 1 s).</summary>
     public static InMemorySidecar Probing(params (string Name, string ConnectionString)[] targets) =>
         new([
@@ -41,6 +44,9 @@ public sealed class InMemorySidecar : WebApplicationFactory<Program>
     protected override void ConfigureWebHost(IWebHostBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+
+        // As the process runs by default: Development would turn a bad request's 400 into a thrown exception.
+        builder.UseEnvironment(Microsoft.Extensions.Hosting.Environments.Production);
         foreach (var (key, value) in _settings)
         {
             builder.UseSetting(key, value);

@@ -2,7 +2,7 @@ using MuxWatch.Testing;
 
 namespace MuxWatch.Service.Tests;
 
-/// <summary>One service process shared by a test class, with small limits so oversize cases stay cheap.</summary>
+/// <summary>One service process shared by a test class (where the process and its sockets are the point), with small limits so oversize cases stay cheap.</summary>
 public sealed class ServiceFixture : IAsyncLifetime
 {
     public const int MaxBodyBytes = 64 * 1024;

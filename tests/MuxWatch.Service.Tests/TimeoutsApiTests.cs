@@ -7,19 +7,22 @@ using StackExchange.Redis;
 
 namespace MuxWatch.Service.Tests;
 
-/// <summary><c>POST /api/timeouts</c> and <c>GET /api/timeouts</c> on the real service process.</summary>
-public sealed class TimeoutsApiTests : IClassFixture<ServiceFixture>
+/// <summary>
+/// <c>POST /api/timeouts</c> and <c>GET /api/timeouts</c> on the sidecar hosted in memory: what is read,
+/// refused and listed. What needs Kestrel and real sockets (a body that drips in, an upload cut off): <see cref="TimeoutsApiSocketTests"/>.
+/// </summary>
+public sealed class TimeoutsApiTests : IClassFixture<InMemoryApiFixture>
 {
-    private readonly ServiceFixture _fixture;
+    private readonly InMemoryApiFixture _fixture;
 
-    public TimeoutsApiTests(ServiceFixture fixture)
+    public TimeoutsApiTests(InMemoryApiFixture fixture)
     {
         _fixture = fixture;
         TestThreadPool.EnsureRoomy();
     }
 
     private static readonly Uri Timeouts = new("/api/timeouts", UriKind.Relative);
-    private HttpClient Client => _fixture.Service.Client;
+    private HttpClient Client => _fixture.Sidecar.Client;
 
     [Fact]
     public async Task A_posted_message_is_answered_with_its_diagnosis_and_listed_newest_first()
@@ -81,54 +84,20 @@ public sealed class TimeoutsApiTests : IClassFixture<ServiceFixture>
         Assert.Equal(HttpStatusCode.OK, posted.StatusCode);
         Assert.DoesNotContain(secret, answer, StringComparison.Ordinal);
         Assert.DoesNotContain(secret, list, StringComparison.Ordinal);
-        Assert.DoesNotContain(secret, _fixture.Service.Output, StringComparison.Ordinal);
-    }
-
-    [Fact]
-    public async Task A_body_that_drips_in_is_cut_off_and_records_nothing()
-    {
-        var before = await TotalRecordedAsync();
-        using var client = new System.Net.Sockets.TcpClient();
-        await client.ConnectAsync("127.0.0.1", _fixture.Service.Port);
-        var stream = client.GetStream();
-        await stream.WriteAsync("POST /api/timeouts HTTP/1.1\r\nHost: muxwatch\r\nContent-Type: text/plain\r\nContent-Length: 50000\r\n\r\n"u8.ToArray());
-
-        // The injected fault: one byte every 250 ms, far below Kestrel's minimum rate, until the server answers.
-        var answer = new byte[256];
-        using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        var reading = stream.ReadAsync(answer, deadline.Token).AsTask();
-        while (!reading.IsCompleted && !deadline.IsCancellationRequested)
-        {
-            try
-            {
-                await stream.WriteAsync("x"u8.ToArray(), deadline.Token);
-            }
-            catch (IOException)
-            {
-                break; // the server closed the connection
-            }
-
-            await Task.WhenAny(reading, Task.Delay(250, deadline.Token));
-        }
-
-        var read = await reading;
-        var status = Encoding.ASCII.GetString(answer, 0, read);
-        Assert.StartsWith("HTTP/1.1 408", status, StringComparison.Ordinal);
-        Assert.Equal(before, await TotalRecordedAsync());
-        Assert.True((await Client.GetAsync(new Uri("/healthz", UriKind.Relative))).IsSuccessStatusCode);
+        Assert.DoesNotContain(secret, _fixture.Sidecar.LogText, StringComparison.Ordinal);
     }
 
     public static TheoryData<string, byte[], string, HttpStatusCode> BadBodies() => new()
     {
         { "empty", [], "text/plain", HttpStatusCode.BadRequest },
         { "whitespace", "  \n\t "u8.ToArray(), "text/plain", HttpStatusCode.BadRequest },
-        { "oversized", Encoding.UTF8.GetBytes("Timeout performing GET k (1ms), qs: 1, pad: " + new string('x', ServiceFixture.MaxBodyBytes)), "text/plain", HttpStatusCode.RequestEntityTooLarge },
+        { "oversized", Encoding.UTF8.GetBytes("Timeout performing GET k (1ms), qs: 1, pad: " + new string('x', InMemoryApiFixture.MaxBodyBytes)), "text/plain", HttpStatusCode.RequestEntityTooLarge },
         { "binary", [0x00, 0x01, 0x02, 0xFF, 0x00, 0x10], "application/octet-stream", HttpStatusCode.UnsupportedMediaType },
         { "invalid UTF-8", [0x54, 0x69, 0x6D, 0xC3, 0x28, 0xA0, 0xA1], "text/plain", HttpStatusCode.UnsupportedMediaType },
         { "text that is no Redis message", "hello, world"u8.ToArray(), "text/plain", HttpStatusCode.UnprocessableEntity },
         { "one field and no header (issue 26, #12)", "{\"message\":\"qs: 1\"}"u8.ToArray(), "application/json", HttpStatusCode.BadRequest }, // as every JSON line that is no message
         { "two fields and no header", "qs: 1, in: 0"u8.ToArray(), "text/plain", HttpStatusCode.UnprocessableEntity },
-        { "too many lines", Encoding.UTF8.GetBytes(string.Concat(Enumerable.Repeat("{\"message\":\"qs: 1\"}\n", ServiceFixture.MaxMessagesPerRequest + 1))), "application/x-ndjson", HttpStatusCode.RequestEntityTooLarge },
+        { "too many lines", Encoding.UTF8.GetBytes(string.Concat(Enumerable.Repeat("{\"message\":\"qs: 1\"}\n", InMemoryApiFixture.MaxMessagesPerRequest + 1))), "application/x-ndjson", HttpStatusCode.RequestEntityTooLarge },
         { "deeply nested JSON", Encoding.UTF8.GetBytes(new string('[', 10_000) + new string(']', 10_000)), "application/json", HttpStatusCode.BadRequest },
         { "JSON lines none of them valid", "{\"message\": 5}\n{\"nope\": true}\n"u8.ToArray(), "application/x-ndjson", HttpStatusCode.BadRequest },
     };
@@ -288,28 +257,6 @@ public sealed class TimeoutsApiTests : IClassFixture<ServiceFixture>
         Assert.Equal(2, firstIds.Count);
         Assert.All(secondIds, id => Assert.True(id < firstIds.Min()));
         Assert.True(huge.RootElement.GetProperty("count").GetInt32() <= 1000);
-    }
-
-    [Fact]
-    public async Task Aborted_uploads_are_counted_and_logged_without_a_stack_trace()
-    {
-        for (var i = 0; i < 5; i++)
-        {
-            using var client = new System.Net.Sockets.TcpClient();
-            await client.ConnectAsync("127.0.0.1", _fixture.Service.Port);
-            var stream = client.GetStream();
-            await stream.WriteAsync("POST /api/timeouts HTTP/1.1\r\nHost: muxwatch\r\nContent-Type: text/plain\r\nContent-Length: 5000\r\n\r\nTimeout performing"u8.ToArray());
-            await stream.FlushAsync();
-            client.Client.LingerState = new System.Net.Sockets.LingerOption(true, 0);
-        }
-
-        await Eventually.UntilAsync(async () =>
-        {
-            using var status = JsonDocument.Parse(await Client.GetStringAsync(new Uri("/api/status", UriKind.Relative)));
-            return status.RootElement.GetProperty("postsRefused").GetProperty("aborted").GetInt64() >= 5;
-        }, "the aborted uploads to be counted");
-        Assert.DoesNotContain("fail:", _fixture.Service.Output, StringComparison.Ordinal);
-        Assert.DoesNotContain("   at ", _fixture.Service.Output, StringComparison.Ordinal);
     }
 
     private async Task<long> RefusedWithAsync(int status)

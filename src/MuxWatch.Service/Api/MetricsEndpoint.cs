@@ -1,3 +1,4 @@
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 
 namespace MuxWatch.Service.Api;
@@ -7,13 +8,8 @@ internal static class MetricsEndpoint
 {
     public static IServiceCollection AddMetricsEndpoint(this IServiceCollection services)
     {
-        const string section = MetricsOptions.SectionName;
-        services.AddOptions<MetricsOptions>()
-            .BindConfiguration(section)
-            .Validate(o => string.IsNullOrEmpty(o.BearerToken) || (o.BearerToken.Length >= 16 && o.BearerToken.Trim().Length == o.BearerToken.Length),
-                $"{section}:{nameof(MetricsOptions.BearerToken)} must be at least 16 characters, without leading or trailing whitespace, when set (its value is not shown).")
-            .Validate(o => o.Port is null or (>= 1 and <= 65535), $"{section}:{nameof(MetricsOptions.Port)} must be a port number (1 to 65535).")
-            .ValidateOnStart();
+        services.AddOptions<MetricsOptions>().BindConfiguration(MetricsOptions.SectionName).ValidateOnStart();
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<MetricsOptions>, MetricsOptionsValidator>());
         return services;
     }
 

@@ -1,11 +1,11 @@
 using System.Globalization;
 using System.Text;
-using System.Text.Json;
 using MuxWatch.Diagnosis;
 using MuxWatch.Json;
 using MuxWatch.Model;
 using MuxWatch.Pipeline;
 using MuxWatch.Reading;
+using MuxWatch.Service.Input;
 
 namespace MuxWatch.Service.Commands;
 
@@ -100,42 +100,18 @@ internal static class ExplainCommand
     /// <summary>One JSON object for one input line.</summary>
     internal static string ExplainLine(string line)
     {
-        if (!TryReadMessage(line, out var message, out var problem))
+        // The same line reader as POST /api/timeouts; explain keeps nothing, so a line's time is not needed.
+        if (!MessageLine.TryParse(line, DateTimeOffset.UtcNow, out var parsed, out var problem))
         {
             return MuxWatchJson.Serialize(new ErrorAnswer(problem));
         }
 
-        var explained = Explain(message);
+        var explained = Explain(parsed.Message);
         return MuxWatchJson.Serialize(DiagnosisAnswer.From(explained.Report, explained.Diagnosis));
     }
 
     private static ObservedTimeout Explain(string message) =>
         Pipeline.Diagnose(new TimeoutObservation(DateTimeOffset.UtcNow, TimeoutSources.Explain, RedisMessage.FromText(message)));
-
-    private static bool TryReadMessage(string line, out string message, out string problem)
-    {
-        message = string.Empty;
-        problem = string.Empty;
-        try
-        {
-            using var document = JsonDocument.Parse(line, new JsonDocumentOptions { MaxDepth = 8 });
-            if (document.RootElement.ValueKind == JsonValueKind.Object
-                && document.RootElement.TryGetProperty("message", out var element)
-                && element.ValueKind == JsonValueKind.String)
-            {
-                message = element.GetString()!;
-                return true;
-            }
-
-            problem = "the line has no \"message\" string";
-            return false;
-        }
-        catch (JsonException ex)
-        {
-            problem = SecretRedactor.Redact($"the line is not JSON ({ex.Message})");
-            return false;
-        }
-    }
 
     /// <summary>
     /// The human reading, in the order a maintainer answers: the cause and how sure, why (the deciding

@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace MuxWatch.Service.Commands;
+namespace MuxWatch.Service.Input;
 
 /// <summary>
 /// Reads lines of at most a fixed length: a longer line is reported as too long and skipped to its

@@ -5,10 +5,8 @@ using Xunit.Abstractions;
 namespace MuxWatch.Service.Tests;
 
 /// <summary>
-/// The probe's fault matrix: one target faulty in a given way next to a healthy one. Throughout,
-/// <c>/metrics</c> and <c>/healthz</c> answer, no probe cycle runs longer than a second (the loop never
-/// waits on the network), the healthy target keeps being probed on time, the fault shows in the
-/// metrics and <c>/api/targets</c>, and where the fault can end, recovery is seen.
+/// The probe's fault matrix (<see cref="FaultMatrix"/>) on the sidecar, hosted in memory: <c>/metrics</c>,
+/// <c>/healthz</c> and <c>/api/targets</c> answer throughout. (The same faults in an app: InProcessFaultMatrixTests.)
 /// </summary>
 public sealed class FaultMatrixTests(ITestOutputHelper output) : IAsyncLifetime
 {
@@ -27,48 +25,9 @@ public sealed class FaultMatrixTests(ITestOutputHelper output) : IAsyncLifetime
 
     [Theory]
     [MemberData(nameof(Faults))]
-    public async Task A_faulty_endpoint_shows_costs_the_others_nothing_and_recovers(string fault)
-    {
-        var (connectionString, stall, recover) = await _faults.SetUpAsync(fault);
-        await using var sidecar = InMemorySidecar.Probing(("healthy", _healthy.EndPoint), ("faulty", $"{connectionString},connectTimeout=1000,asyncTimeout=500,syncTimeout=500"));
-        if (stall is not null)
-        {
-            await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_ping_seconds_count", ("multiplexer", "faulty")) >= 1, "the faulty target's first PING");
-            _ = Task.Run(stall);
-        }
-
-        // During the fault: everything answers, the healthy target is probed on time, the fault shows.
-        var healthyProbes = new HashSet<double>();
-        await Eventually.UntilAsync(async () =>
-        {
-            Assert.True((await sidecar.Client.GetAsync(new Uri("/healthz", UriKind.Relative))).IsSuccessStatusCode, "/healthz failed during the fault");
-            var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
-            AssertNoSlowCycle(metrics);
-            if (metrics.Value("muxwatch_last_probe_success_timestamp_seconds", ("multiplexer", "healthy")) is { } last)
-            {
-                healthyProbes.Add(last);
-            }
-
-            return healthyProbes.Count >= 5 && await FaultShowsAsync(sidecar, metrics, stall is not null);
-        }, $"{fault}: the fault to show while the healthy target is probed on");
-
-        if (recover is null)
-        {
-            output.WriteLine($"{fault}: shown, the other target probed {healthyProbes.Count} times meanwhile; no recovery to wait for");
-            return;
-        }
-
-        await recover();
-        var pingsAfter = (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_ping_seconds_count", ("multiplexer", "faulty")) ?? 0;
-        await Eventually.UntilAsync(async () =>
-        {
-            var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
-            AssertNoSlowCycle(metrics);
-            return metrics.Value("muxwatch_connected", ("multiplexer", "faulty")) == 1
-                && metrics.Value("muxwatch_ping_seconds_count", ("multiplexer", "faulty")) > pingsAfter + 2;
-        }, $"{fault}: the faulty target to recover", TimeSpan.FromSeconds(60));
-        output.WriteLine($"{fault}: shown, then recovered");
-    }
+    public async Task A_faulty_endpoint_shows_costs_the_others_nothing_and_recovers(string fault) =>
+        output.WriteLine(await FaultMatrix.RunAsync(_faults, fault, _healthy.EndPoint, (healthy, faulty) =>
+            Task.FromResult<IWatchingTwoTargets>(new WatchingSidecar(InMemorySidecar.Probing((FaultMatrix.Healthy, healthy), (FaultMatrix.Faulty, faulty))))));
 
     [Fact]
     public async Task Two_hundred_endpoints_half_of_them_dead_keep_the_cycle_short_and_the_live_ones_on_time()
@@ -82,7 +41,7 @@ public sealed class FaultMatrixTests(ITestOutputHelper output) : IAsyncLifetime
         await Eventually.UntilAsync(async () =>
         {
             var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
-            AssertNoSlowCycle(metrics);
+            FaultMatrix.AssertNoSlowCycle(metrics);
             if (metrics.Value("muxwatch_last_probe_success_timestamp_seconds", ("multiplexer", "t198")) is { } last)
             {
                 live.Add(last);
@@ -98,24 +57,23 @@ public sealed class FaultMatrixTests(ITestOutputHelper output) : IAsyncLifetime
         Assert.Equal(100, final.Samples("muxwatch_connected").Count(s => s.Value == 1 && s.Labels["multiplexer"].StartsWith('t')));
     }
 
-    private static void AssertNoSlowCycle(MetricsText metrics)
+    /// <summary>The sidecar as the fault matrix sees it: its HTTP answers.</summary>
+    private sealed class WatchingSidecar(InMemorySidecar sidecar) : IWatchingTwoTargets
     {
-        var count = metrics.Value("muxwatch_probe_cycle_seconds_count") ?? 0;
-        var withinOneSecond = metrics.Value("muxwatch_probe_cycle_seconds_bucket", ("le", "1")) ?? metrics.Value("muxwatch_probe_cycle_seconds_bucket", ("le", "1.0")) ?? count;
-        Assert.True(withinOneSecond == count, $"{count - withinOneSecond} probe cycles took longer than a second");
-    }
+        public Task<MetricsText> ScrapeAsync() => MetricsText.ScrapeAsync(sidecar.Client);
 
-    private static async Task<bool> FaultShowsAsync(InMemorySidecar sidecar, MetricsText metrics, bool isStall)
-    {
-        if (isStall)
+        public async Task<string> StateOfAsync(string target)
         {
-            return metrics.Samples("muxwatch_ping_failures_total", ("multiplexer", "faulty")).Sum(s => s.Value) >= 1
-                || metrics.Value("muxwatch_timeouts_total", ("multiplexer", "faulty")) >= 1;
+            using var targets = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative)));
+            return targets.RootElement.GetProperty("targets").EnumerateArray().Single(t => t.GetProperty("name").GetString() == target).GetProperty("state").GetString()!;
         }
 
-        using var targets = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative)));
-        var faulty = targets.RootElement.GetProperty("targets").EnumerateArray().Single(t => t.GetProperty("name").GetString() == "faulty");
-        return metrics.Value("muxwatch_connected", ("multiplexer", "faulty")) is null or 0
-            && faulty.GetProperty("state").GetString() != "connected";
+        public async Task AssertServingAsync()
+        {
+            using var health = await sidecar.Client.GetAsync(new Uri("/healthz", UriKind.Relative));
+            Assert.True(health.IsSuccessStatusCode, "/healthz failed during the fault");
+        }
+
+        public ValueTask DisposeAsync() => sidecar.DisposeAsync();
     }
 }

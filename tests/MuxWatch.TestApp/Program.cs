@@ -151,17 +151,18 @@ static async Task<int> StormAsync(IServiceProvider services, int count)
     threads.ForEach(thread => thread.Start());
     threads.ForEach(thread => thread.Join());
 
-    var counts = services.GetRequiredService<TimeoutCounts>();
+    // What an app can read of MuxWatch: its status (as /status answers it) and the recent list.
+    var status = services.GetRequiredService<MuxWatch.Hosting.MuxWatchStatus>();
     var recent = services.GetRequiredService<RecentTimeouts>();
-    var catcher = services.GetRequiredService<FirstChanceTimeoutCatcher>();
-    await WaitAsync(() => recent.TotalAdded + catcher.Dropped >= thrown);
+    await WaitAsync(() => status.Read() is { } now && now.TotalRecorded + now.CaptureDropped >= thrown);
+    var final = status.Read();
     Console.WriteLine(JsonSerializer.Serialize(new
     {
         thrown,
-        recorded = recent.TotalAdded,
-        dropped = catcher.Dropped,
+        recorded = final.TotalRecorded,
+        dropped = final.CaptureDropped,
         kept = recent.Newest().Count,
-        serverStall = counts.CountOf(TimeoutCause.ServerStall),
+        serverStall = final.RecordedByCause[TimeoutCause.ServerStall.ToName()],
         workingSetBytes = Environment.WorkingSet,
     }));
     return 0;

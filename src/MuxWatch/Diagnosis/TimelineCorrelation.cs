@@ -7,7 +7,7 @@ namespace MuxWatch.Diagnosis;
 /// Refines a timeout's diagnosis with what its server did while the request waited: the rules of
 /// docs/diagnosis.md ("Server correlation"). Pure: the same events give the same answer.
 /// </summary>
-public static class TimelineCorrelation
+internal static class TimelineCorrelation
 {
     /// <summary>
     /// The share of the waiting window a server event must have blocked the server for to explain the

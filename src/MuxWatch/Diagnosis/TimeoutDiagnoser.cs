@@ -16,7 +16,7 @@ namespace MuxWatch.Diagnosis;
 /// <see cref="PriorityOrder"/>: a lost connection first because every other figure is noise without one;
 /// starvation next, because it makes every other figure look bad.
 /// </remarks>
-public static class TimeoutDiagnoser
+internal static class TimeoutDiagnoser
 {
     /// <summary>
     /// Outbound or inbound KiB (moved on the connection while the request waited) from which a payload

@@ -7,7 +7,7 @@ namespace MuxWatch.Export;
 /// as <see cref="Other"/>. Posted messages can name any endpoint, and a label value is a series for
 /// ever: this keeps the series count bounded whatever the input.
 /// </summary>
-internal sealed class BoundedLabelValues(int capacity)
+public sealed class BoundedLabelValues(int capacity)
 {
     /// <summary>The value that stands for every value past the bound.</summary>
     public const string Other = "other";

@@ -91,7 +91,7 @@ public sealed partial class MuxWatchMetrics
         System.Buffers.SearchValues.Create("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_");
 
     /// <summary>Removes every series of one endpoint (it is no longer polled).</summary>
-    internal void RemoveServerEndpoint(string endpoint)
+    public void RemoveServerEndpoint(string endpoint)
     {
         foreach (var collector in (Collector[])[ServerBgsaveInProgress, ServerAofRewriteInProgress, ServerModuleForkInProgress, ServerLoading,
                      ServerLatestForkSeconds, ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds,

@@ -130,32 +130,44 @@ public sealed partial class MuxWatchMetrics
 
     internal Gauge LastTimeoutTimestamp { get; }
 
-    internal Gauge Connected { get; }
+    /// <summary><c>muxwatch_connected</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Gauge Connected { get; }
 
-    internal Gauge SentAwaitingResponse { get; }
+    /// <summary><c>muxwatch_sent_awaiting_response</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Gauge SentAwaitingResponse { get; }
 
-    internal Gauge PendingUnsent { get; }
+    /// <summary><c>muxwatch_pending_unsent</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Gauge PendingUnsent { get; }
 
-    internal Counter Operations { get; }
+    /// <summary><c>muxwatch_operations_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Counter Operations { get; }
 
-    internal Counter Reconnects { get; }
+    /// <summary><c>muxwatch_reconnects_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Counter Reconnects { get; }
 
-    internal Gauge Subscriptions { get; }
+    /// <summary><c>muxwatch_subscriptions</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Gauge Subscriptions { get; }
 
-    internal Histogram Ping { get; }
+    /// <summary><c>muxwatch_ping_seconds</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Histogram Ping { get; }
 
-    internal Counter PingFailures { get; }
+    /// <summary><c>muxwatch_ping_failures_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Counter PingFailures { get; }
 
-    internal Gauge LastProbeSuccess { get; }
+    /// <summary><c>muxwatch_last_probe_success_timestamp_seconds</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Gauge LastProbeSuccess { get; }
 
-    internal Gauge HeartbeatAge { get; }
+    /// <summary><c>muxwatch_heartbeat_age_seconds</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Gauge HeartbeatAge { get; }
 
-    internal Counter ClientTimeouts { get; }
+    /// <summary><c>muxwatch_client_timeouts_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Counter ClientTimeouts { get; }
 
-    internal Counter ConnectionEvents { get; }
+    /// <summary><c>muxwatch_connection_events_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Counter ConnectionEvents { get; }
 
-
-    internal Gauge EndpointsOverBudget { get; }
+    /// <summary><c>muxwatch_endpoints_over_budget</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Gauge EndpointsOverBudget { get; }
 
     internal Gauge ThreadPoolBusy { get; }
 
@@ -171,7 +183,8 @@ public sealed partial class MuxWatchMetrics
 
     internal Histogram ProbeCycle { get; }
 
-    internal Counter ProbeFailures { get; }
+    /// <summary><c>muxwatch_probe_failures_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
+    public Counter ProbeFailures { get; }
 
     internal Counter CaptureDropped { get; }
 
@@ -233,7 +246,7 @@ public sealed partial class MuxWatchMetrics
     /// then, and a series for every type the client has would add a dozen per endpoint to a 500-endpoint
     /// sidecar's scrape for one event.
     /// </remarks>
-    internal void InitializeEndpoint(string multiplexer, string endpoint, string eventEndpoint, IReadOnlyList<string> sources)
+    public void InitializeEndpoint(string multiplexer, string endpoint, string eventEndpoint, IReadOnlyList<string> sources)
     {
         var timeoutEndpoint = _ownTimeoutEndpoints.Admit(multiplexer + "\n" + endpoint) == BoundedLabelValues.Other ? BoundedLabelValues.Other : endpoint;
         foreach (var cause in Enum.GetValues<TimeoutCause>())
@@ -270,7 +283,7 @@ public sealed partial class MuxWatchMetrics
     }
 
     /// <summary>Removes every series of one multiplexer (it was disposed or unregistered).</summary>
-    internal void RemoveMultiplexer(string multiplexer)
+    public void RemoveMultiplexer(string multiplexer)
     {
         // Its timeouts stay counted; only the series initialized at 0 and never moved go with it.
         foreach (var labels in Timeouts.GetAllLabelValues().Where(l => l.Length > 0 && l[0] == multiplexer).ToList())

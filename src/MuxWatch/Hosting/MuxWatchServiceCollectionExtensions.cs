@@ -68,7 +68,13 @@ public static class MuxWatchServiceCollectionExtensions
             sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.CaptureQueueCapacity));
         services.AddHostedService<TimeoutCaptureService>();
         services.AddSingleton<ProbeLoopHealth>();
-        services.AddSingleton<MuxWatchStatus>();
+        services.AddSingleton(sp => new MuxWatchStatus(
+            sp.GetRequiredService<TimeoutCounts>(),
+            sp.GetRequiredService<RecentTimeouts>(),
+            sp.GetRequiredService<FirstChanceTimeoutCatcher>(),
+            sp.GetRequiredService<ProbeLoopHealth>(),
+            sp.GetRequiredService<TimeoutPipeline>(),
+            sp.GetServices<IMuxWatchStatusSection>()));
         services.AddSingleton<IPeriodicProbe, ThreadPoolProbe>();
         services.AddSingleton<IPeriodicProbe, CaptureQueueProbe>();
         services.AddSingleton<IPeriodicProbe, OverdueTimeoutsProbe>();

@@ -12,14 +12,32 @@ namespace MuxWatch.Hosting;
 /// What MuxWatch recorded and what it could not, so nothing is dropped silently: the answer of
 /// <c>/status</c>, built here so that any host (ASP.NET or not) can show it.
 /// </summary>
-public sealed class MuxWatchStatus(
-    TimeoutCounts counts,
-    RecentTimeouts recent,
-    FirstChanceTimeoutCatcher catcher,
-    ProbeLoopHealth loop,
-    TimeoutPipeline pipeline,
-    IEnumerable<IMuxWatchStatusSection> sections)
+public sealed class MuxWatchStatus
 {
+    private readonly TimeoutCounts counts;
+    private readonly RecentTimeouts recent;
+    private readonly FirstChanceTimeoutCatcher catcher;
+    private readonly ProbeLoopHealth loop;
+    private readonly TimeoutPipeline pipeline;
+    private readonly IEnumerable<IMuxWatchStatusSection> sections;
+
+    // Internal: what it reads is MuxWatch's own; AddMuxWatch registers it with a factory.
+    internal MuxWatchStatus(
+        TimeoutCounts counts,
+        RecentTimeouts recent,
+        FirstChanceTimeoutCatcher catcher,
+        ProbeLoopHealth loop,
+        TimeoutPipeline pipeline,
+        IEnumerable<IMuxWatchStatusSection> sections)
+    {
+        this.counts = counts;
+        this.recent = recent;
+        this.catcher = catcher;
+        this.loop = loop;
+        this.pipeline = pipeline;
+        this.sections = sections;
+    }
+
     /// <summary>The status now.</summary>
     public StatusAnswer Read()
     {

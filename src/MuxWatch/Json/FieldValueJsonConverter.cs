@@ -12,7 +12,7 @@ namespace MuxWatch.Json;
 /// Written by hand because the JSON type depends on what the message said, which no attribute or
 /// generated contract can express. Write-only: MuxWatch never reads its answers back.
 /// </remarks>
-public sealed class FieldValueJsonConverter : JsonConverter<FieldValue>
+internal sealed class FieldValueJsonConverter : JsonConverter<FieldValue>
 {
     /// <inheritdoc />
     public override FieldValue Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>

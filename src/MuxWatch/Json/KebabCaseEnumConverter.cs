@@ -9,5 +9,5 @@ namespace MuxWatch.Json;
 /// uses the same policy). Registered in <see cref="MuxWatchJsonContext"/> and <see cref="MuxWatchJson.Create"/>, not on the enums.
 /// </summary>
 /// <typeparam name="TEnum">The enum.</typeparam>
-public sealed class KebabCaseEnumConverter<TEnum>() : JsonStringEnumConverter<TEnum>(JsonNamingPolicy.KebabCaseLower, allowIntegerValues: false)
+internal sealed class KebabCaseEnumConverter<TEnum>() : JsonStringEnumConverter<TEnum>(JsonNamingPolicy.KebabCaseLower, allowIntegerValues: false)
     where TEnum : struct, Enum;

@@ -25,4 +25,4 @@ namespace MuxWatch.Json;
 [JsonSerializable(typeof(ProblemAnswer))]
 [JsonSerializable(typeof(IReadOnlyDictionary<string, long>))]
 [JsonSerializable(typeof(EventsAnswer))]
-public sealed partial class MuxWatchJsonContext : JsonSerializerContext;
+internal sealed partial class MuxWatchJsonContext : JsonSerializerContext;

@@ -59,7 +59,7 @@ public static class FieldGlossary
     internal static IEnumerable<string> Names => Meanings.Keys;
 
     /// <summary>True for a field name the client writes (any generation), the pool tuples included.</summary>
-    internal static bool Knows(string name) => Meanings.ContainsKey(name);
+    public static bool Knows(string name) => Meanings.ContainsKey(name);
 
     /// <summary>The meaning of <paramref name="field"/>, or null for a field it does not know.</summary>
     public static string? Meaning(string field) =>

@@ -4,7 +4,7 @@ using MuxWatch.Pipeline;
 namespace MuxWatch.Sinks;
 
 /// <summary>How many timeouts were published, by primary cause (for <c>/status</c>). A revision moves its count to the new cause.</summary>
-public sealed class TimeoutCounts : ITimeoutSink
+internal sealed class TimeoutCounts : ITimeoutSink
 {
     private readonly long[] _byCause = new long[Enum.GetValues<TimeoutCause>().Length];
 

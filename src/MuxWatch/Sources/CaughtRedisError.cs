@@ -5,4 +5,4 @@ namespace MuxWatch.Sources;
 /// <param name="Exception">The exception object.</param>
 /// <param name="Time">When it was thrown.</param>
 /// <param name="ThreadPool">The thread pool when it was thrown: older clients, and every client on .NET Core before 2.x, leave it out of the message.</param>
-public readonly record struct CaughtRedisError(Exception Exception, DateTimeOffset Time, ThreadPoolSnapshot ThreadPool);
+internal readonly record struct CaughtRedisError(Exception Exception, DateTimeOffset Time, ThreadPoolSnapshot ThreadPool);

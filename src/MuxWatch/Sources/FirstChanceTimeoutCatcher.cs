@@ -18,7 +18,7 @@ namespace MuxWatch.Sources;
 /// dropped and counted in <see cref="Dropped"/>, so a storm can never block or grow the app.
 /// Types are matched by name, so any client version loaded in the app is caught.
 /// </remarks>
-public sealed class FirstChanceTimeoutCatcher : IDisposable
+internal sealed class FirstChanceTimeoutCatcher : IDisposable
 {
     private static readonly ConcurrentDictionary<Type, bool> IsRedisErrorType = new();
 

@@ -26,7 +26,7 @@ public sealed class ServerStateTracker
     private static readonly TimeSpan SlowestRecentWindow = TimeSpan.FromMinutes(5);
 
     /// <summary>Slow-log entries taken from one poll: what the poller asks for (<c>SLOWLOG GET 64</c>).</summary>
-    internal const int MaxSlowlogEntriesPerPoll = 64;
+    public const int MaxSlowlogEntriesPerPoll = 64;
 
     /// <summary>Slow-log durations kept for the slowest-of-five-minutes gauge: five minutes of full polls at 200 ms.</summary>
     private const int MaxRecentSlow = 1024;

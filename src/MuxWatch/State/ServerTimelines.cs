@@ -26,5 +26,6 @@ public sealed class ServerTimelines(IOptions<MuxWatchOptions> options)
     /// <summary>Stops keeping <paramref name="endpoint"/> (its multiplexer went away).</summary>
     public void Remove(string endpoint) => _byEndpoint.TryRemove(endpoint, out _);
 
-    internal void RaisePolled(ServerTimeline timeline) => Polled?.Invoke(timeline);
+    /// <summary>Says that <paramref name="timeline"/> advanced (a poll of its endpoint completed): the pipeline settles the timeouts waiting on it.</summary>
+    public void RaisePolled(ServerTimeline timeline) => Polled?.Invoke(timeline);
 }

@@ -1,9 +1,23 @@
 using MuxWatch.Service;
 using MuxWatch.Service.Commands;
 
-if (args is ["explain", ..])
+// muxwatch explain ... | muxwatch serve ... | muxwatch (serve, as the container and `dotnet run` start it)
+switch (args)
 {
-    return await ExplainCommand.RunAsync(args[1..], Console.In, Console.Out, Console.Error);
+    case ["explain", ..]:
+        return await ExplainCommand.RunAsync(args[1..], Console.In, Console.Out, Console.Error);
+    case ["-h" or "--help" or "help", ..]:
+        Console.Out.WriteLine(CommandLine.Usage);
+        return CommandLine.Read;
+    case ["--version"]:
+        Console.Out.WriteLine(CommandLine.Version);
+        return CommandLine.Read;
+    case ["serve", ..]:
+        args = args[1..];
+        break;
+    case [var first, ..] when !first.StartsWith('-'):
+        Console.Error.WriteLine($"muxwatch: unknown command '{first}'\n{CommandLine.Usage}");
+        return CommandLine.BadUsage;
 }
 
 SidecarHosting.PrepareProcess();

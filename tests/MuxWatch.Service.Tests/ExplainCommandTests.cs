@@ -45,7 +45,7 @@ public sealed class ExplainCommandTests
         var (exitCode, _, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain"), "  \n");
 
         Assert.NotEqual(0, exitCode);
-        Assert.Contains("standard input is empty", error, StringComparison.Ordinal);
+        Assert.Contains("the input is empty", error, StringComparison.Ordinal);
     }
 
     [Fact]

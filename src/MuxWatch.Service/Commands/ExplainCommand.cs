@@ -23,15 +23,17 @@ internal static class ExplainCommand
     internal const int MaxLineChars = 2 * TimeoutMessageReader.MaxInputChars;
 
     private const string Usage = """
-        usage: muxwatch explain [--jsonl]
-          Reads one StackExchange.Redis timeout or connection message from standard input
-          and prints its diagnosis.
+        usage: muxwatch explain [--jsonl] [FILE]
+          Reads one StackExchange.Redis timeout or connection message from FILE, or from standard
+          input, and prints its diagnosis.
           --jsonl  read JSON lines, each {"message": "..."}; write one JSON object per line
+        exit codes: 0 read, 1 nothing to read (empty input, a file that cannot be read), 2 bad usage
         """;
 
     public static async Task<int> RunAsync(string[] args, TextReader input, TextWriter output, TextWriter error)
     {
         var jsonLines = false;
+        string? file = null;
         foreach (var arg in args)
         {
             switch (arg)
@@ -41,13 +43,42 @@ internal static class ExplainCommand
                     break;
                 case "-h" or "--help":
                     await output.WriteLineAsync(Usage).ConfigureAwait(false);
-                    return 0;
+                    return CommandLine.Read;
+                case "-":
+                    break; // standard input, as the default
+                case not null when !arg.StartsWith('-') && file is null:
+                    file = arg;
+                    break;
                 default:
-                    await error.WriteLineAsync($"explain: unknown option '{arg}'\n{Usage}").ConfigureAwait(false);
-                    return 2;
+                    await error.WriteLineAsync($"explain: unexpected argument '{arg}'\n{Usage}").ConfigureAwait(false);
+                    return CommandLine.BadUsage;
             }
         }
 
+        if (file is not null)
+        {
+            StreamReader reader;
+            try
+            {
+                reader = new StreamReader(file);
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+            {
+                await error.WriteLineAsync($"explain: cannot read '{file}': {ex.Message}").ConfigureAwait(false);
+                return CommandLine.NothingToRead;
+            }
+
+            using (reader)
+            {
+                return await ExplainAsync(jsonLines, reader, output, error).ConfigureAwait(false);
+            }
+        }
+
+        return await ExplainAsync(jsonLines, input, output, error).ConfigureAwait(false);
+    }
+
+    private static async Task<int> ExplainAsync(bool jsonLines, TextReader input, TextWriter output, TextWriter error)
+    {
         return jsonLines
             ? await ExplainLinesAsync(input, output).ConfigureAwait(false)
             : await ExplainOneAsync(input, output, error).ConfigureAwait(false);
@@ -66,8 +97,8 @@ internal static class ExplainCommand
         var text = new string(buffer, 0, length);
         if (string.IsNullOrWhiteSpace(text))
         {
-            await error.WriteLineAsync("explain: standard input is empty; paste a timeout message, then end input (Ctrl-D).").ConfigureAwait(false);
-            return 1;
+            await error.WriteLineAsync("explain: the input is empty; paste a timeout message, then end input (Ctrl-D).").ConfigureAwait(false);
+            return CommandLine.NothingToRead;
         }
 
         var explained = Explain(text);

@@ -6,6 +6,7 @@ FROM mcr.microsoft.com/dotnet/sdk:10.0 AS build
 WORKDIR /src
 # Restore as its own layer: it is re-run only when a project file or the central versions change.
 COPY global.json Directory.Build.props Directory.Packages.props ./
+COPY src/Directory.Build.props src/Directory.Build.targets src/
 COPY src/MuxWatch/MuxWatch.csproj src/MuxWatch/
 COPY src/MuxWatch.StackExchangeRedis/MuxWatch.StackExchangeRedis.csproj src/MuxWatch.StackExchangeRedis/
 COPY src/MuxWatch.AspNetCore/MuxWatch.AspNetCore.csproj src/MuxWatch.AspNetCore/

@@ -5,7 +5,6 @@ using MuxWatch.Export;
 using MuxWatch.Model;
 using MuxWatch.Pipeline;
 using MuxWatch.Reading;
-using MuxWatch.Sources;
 using MuxWatch.State;
 using StackExchange.Redis;
 

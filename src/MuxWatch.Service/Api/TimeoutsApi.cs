@@ -1,18 +1,11 @@
-using System.Buffers;
-using System.Globalization;
-using System.Text;
-using System.Text.Json;
 using System.Threading.RateLimiting;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
-using Microsoft.Net.Http.Headers;
 using MuxWatch.AspNetCore;
 using MuxWatch.Hosting;
 using MuxWatch.Json;
-using MuxWatch.Model;
 using MuxWatch.Pipeline;
-using MuxWatch.Reading;
 
 namespace MuxWatch.Service.Api;
 

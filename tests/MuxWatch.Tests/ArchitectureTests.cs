@@ -69,4 +69,22 @@ public sealed class ArchitectureTests
 
         Assert.True(result.IsSuccessful, string.Join(", ", result.FailingTypeNames ?? []));
     }
+
+    public static TheoryData<string> Packages() => ["MuxWatch", "MuxWatch.StackExchangeRedis", "MuxWatch.AspNetCore"];
+
+    [Theory]
+    [MemberData(nameof(Packages))]
+    public void A_package_opens_its_internals_to_test_assemblies_only(string package)
+    {
+        // A sibling package uses the public API anyone can (docs/public-api.md); only tests and the
+        // benchmarks (which measure internals such as the reader) see internals. Loaded from its build
+        // output: this test project references no ASP.NET Core.
+        var assembly = System.Reflection.Assembly.LoadFrom(MuxWatch.Testing.BuiltProgram.PathOf(package));
+        var openedTo = assembly.GetCustomAttributes(typeof(System.Runtime.CompilerServices.InternalsVisibleToAttribute), inherit: false)
+            .Cast<System.Runtime.CompilerServices.InternalsVisibleToAttribute>()
+            .Select(attribute => attribute.AssemblyName)
+            .ToList();
+
+        Assert.All(openedTo, name => Assert.True(name.EndsWith(".Tests", StringComparison.Ordinal) || name == "MuxWatch.Benchmarks", $"{package} opens its internals to {name}"));
+    }
 }

@@ -34,7 +34,7 @@ internal static class CommandLine
                            any setting as --Section:Key=value (or MuxWatch__Section__Key in the environment)
 
         exit codes: 0 read, 1 nothing to read (empty input, unreadable file), 2 bad usage;
-                    serve: 0 stopped, 1 configuration refused at start (the setting is named)
+                    serve: 0 stopped, 2 configuration or address refused at start (each setting named)
         documentation: https://github.com/muxwatch/muxwatch
         """;
 }

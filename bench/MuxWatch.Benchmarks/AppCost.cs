@@ -21,6 +21,10 @@ internal static class AppCost
 {
     private const int Keys = 1000;
 
+    /// <summary>The client version this build runs on (3.4.35, or the 2.6.90 floor build).</summary>
+    public static string? ClientVersion => typeof(IConnectionMultiplexer).Assembly.GetCustomAttributes(typeof(System.Reflection.AssemblyInformationalVersionAttribute), false)
+        .OfType<System.Reflection.AssemblyInformationalVersionAttribute>().FirstOrDefault()?.InformationalVersion;
+
     public static async Task<int> RunAsync(string[] args)
     {
         var rounds = HookOverhead.IntOption(args, "--rounds", 9);
@@ -30,7 +34,7 @@ internal static class AppCost
         await using var redis = await RedisServer.StartAsync();
         await using var multiplexer = await ConnectionMultiplexer.ConnectAsync(redis.EndPoint);
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"app-cost: StackExchange.Redis {typeof(IConnectionMultiplexer).Assembly.GetCustomAttributes(typeof(System.Reflection.AssemblyInformationalVersionAttribute), false).OfType<System.Reflection.AssemblyInformationalVersionAttribute>().FirstOrDefault()?.InformationalVersion}, {callers} callers, {operations} operations per run, {rounds} rounds, variants interleaved"));
+            $"app-cost: StackExchange.Redis {ClientVersion}, {callers} callers, {operations} operations per run, {rounds} rounds, variants interleaved"));
 
         (string Name, Func<IConnectionMultiplexer, Task<IHost?>> Start)[] variants =
         [

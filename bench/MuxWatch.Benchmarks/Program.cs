@@ -7,6 +7,8 @@ using MuxWatch.Benchmarks;
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- app-cost          (the cost to a loaded app, interleaved)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- probe-scaling     (probe and render cost at 1..500 endpoints)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- sidecar-scale     (the sidecar's memory and scrape at 10..500, vs redis_exporter)
+// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- hostile-memory    (the sidecar's memory against a server sending oversized replies)
+// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- idle-cost         (the CPU an idle app pays for watching, beside the health check)
 // Smoke runs (what the test command does): --filter '*' --job dry --inProcess; hook-overhead --rounds 3 --throws 100
 if (args.Length > 0 && args[0] == "hook-overhead")
 {
@@ -21,6 +23,21 @@ if (args.Length > 0 && args[0] == "app-cost")
 if (args.Length > 0 && args[0] == "probe-scaling")
 {
     return await ProbeScaling.RunAsync(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "idle-cost")
+{
+    return await IdleCost.RunAsync(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "hostile-memory")
+{
+    return await HostileMemory.RunAsync(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "idle-app")
+{
+    return await IdleCost.RunAppAsync(args[1..]);
 }
 
 if (args.Length > 0 && args[0] == "sidecar-scale")

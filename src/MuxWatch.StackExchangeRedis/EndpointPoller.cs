@@ -26,9 +26,21 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
 
     private const int MaxErrorChars = 300;
 
+    /// <summary>The busy cadence's floor: while something runs or waits, a poll every second (or every cycle, if slower).</summary>
+    internal static readonly TimeSpan BusyInterval = TimeSpan.FromSeconds(1);
+
+    /// <summary>The first back-off after an oversized reply; it doubles while replies stay oversized.</summary>
+    internal static readonly TimeSpan FirstBackoff = TimeSpan.FromSeconds(30);
+
+    /// <summary>The longest back-off: a server that always answers megabytes is still polled every five minutes.</summary>
+    internal static readonly TimeSpan LongestBackoff = TimeSpan.FromMinutes(5);
+
     private readonly ServerStateTracker _tracker = new(timeline, metrics);
     private int _inFlight;
     private DateTimeOffset _lastStart = DateTimeOffset.MinValue;
+
+    /// <summary>Zero, or how long polling waits after an oversized reply (one poll in flight at a time reads and writes it).</summary>
+    private TimeSpan _backoff;
 
     /// <summary>The newest fork LATENCY HISTORY was read for (one poll in flight at a time reads and writes it).</summary>
     private DateTimeOffset? _forkAskedAbout;
@@ -37,7 +49,10 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
     public void StartIfDue(DateTimeOffset now, IConnectionMultiplexer connection, EndPoint endpoint, MuxWatchOptions settings, CancellationToken stopping)
     {
         // 10% slack: the loop's ticks are not exact, and a tick a hair early must not skip a whole interval.
-        if (now - _lastStart < settings.ServerPollInterval * 0.9 || Interlocked.CompareExchange(ref _inFlight, 1, 0) != 0)
+        var interval = _backoff > TimeSpan.Zero ? Max(_backoff, settings.ServerPollInterval)
+            : timeline.PollSoon ? Min(settings.ServerPollInterval, Max(settings.ProbeInterval, BusyInterval))
+            : settings.ServerPollInterval;
+        if (now - _lastStart < interval * 0.9 || Interlocked.CompareExchange(ref _inFlight, 1, 0) != 0)
         {
             return;
         }
@@ -94,9 +109,9 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         }
 
         var refused = new List<string>();
-        var infoServer = server.InfoAsync("server");
-        var infoPersistence = server.InfoAsync("persistence");
-        var infoStats = server.InfoAsync("stats");
+        var infoServer = server.InfoRawAsync("server");
+        var infoPersistence = server.InfoRawAsync("persistence");
+        var infoStats = server.InfoRawAsync("stats");
         var config = server.ConfigGetAsync("latency-monitor-threshold");
         var latency = server.LatencyLatestAsync();
         var slowlog = server.SlowlogGetAsync(SlowlogBatch);
@@ -106,38 +121,37 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         {
             var info = new Dictionary<string, string>(StringComparer.Ordinal);
             var infoRead = false;
-            foreach (var section in (Task<IGrouping<string, KeyValuePair<string, string>>[]>[])[infoServer, infoPersistence, infoStats])
+            foreach (var section in (Task<string?>[])[infoServer, infoPersistence, infoStats])
             {
-                if (await Answer(section, "info", refused, timeout, stopping).ConfigureAwait(false) is { } groups)
+                if (await Answer(section, "info", refused, timeout, stopping).ConfigureAwait(false) is { } reply)
                 {
                     infoRead = true;
-                    foreach (var (key, value) in groups.SelectMany(group => group))
-                    {
-                        info[key] = value;
-                    }
+                    ReplyLimits.ParseInfo(reply.Length <= ReplyLimits.MaxInfoChars ? reply : throw new OversizedReplyException("INFO", reply.Length, ReplyLimits.MaxInfoChars), info);
                 }
             }
 
             var threshold = await Answer(config, "config", refused, timeout, stopping).ConfigureAwait(false) is { } pairs
                 && pairs.FirstOrDefault(pair => pair.Key == "latency-monitor-threshold").Value is { } text
                 && long.TryParse(text, System.Globalization.CultureInfo.InvariantCulture, out var ms) ? ms : (long?)null;
-            var latest = await Answer(latency, "latency", refused, timeout, stopping).ConfigureAwait(false);
-            var entries = await Answer(slowlog, "slowlog", refused, timeout, stopping).ConfigureAwait(false);
+            var latest = Bounded(await Answer(latency, "latency", refused, timeout, stopping).ConfigureAwait(false), "LATENCY LATEST", ReplyLimits.MaxLatencyEntries);
+            var entries = Bounded(await Answer(slowlog, "slowlog", refused, timeout, stopping).ConfigureAwait(false), "SLOWLOG GET", SlowlogBatch);
             var clock = await Answer(serverTime, "time", refused, timeout, stopping).ConfigureAwait(false);
             var timeReceived = time.GetUtcNow();
 
             IReadOnlyList<LatencySample>? forkHistory = null;
             // LATENCY HISTORY fork only when LATENCY LATEST shows a fork newer than any asked about before:
             // once per fork, even when the history a server returns does not contain the fork its LATEST named.
-            var fork = latest?.FirstOrDefault(entry => entry.EventName == "fork");
-            if (fork is { } newest && Utc(newest.Timestamp) is var forkAt
+            // (An entry is a struct: FirstOrDefault of none would be an empty entry, which is no fork.)
+            var fork = latest?.Where(entry => entry.EventName == "fork").Select(entry => (DateTime?)entry.Timestamp).FirstOrDefault();
+            if (fork is { } newest && Utc(newest) is var forkAt
                 && (_tracker.LastForkSample is not { } seen || forkAt > seen) && (_forkAskedAbout is not { } asked || forkAt > asked))
             {
                 _forkAskedAbout = forkAt;
-                var history = await Answer(server.LatencyHistoryAsync("fork"), "latency", refused, timeout, stopping).ConfigureAwait(false);
+                var history = Bounded(await Answer(server.LatencyHistoryAsync("fork"), "latency", refused, timeout, stopping).ConfigureAwait(false), "LATENCY HISTORY", ReplyLimits.MaxLatencyEntries);
                 forkHistory = history?.Select(h => new LatencySample(Utc(h.Timestamp), h.DurationMilliseconds)).ToList();
             }
 
+            _backoff = TimeSpan.Zero;
             return new ServerPollResult(name, started, time.GetUtcNow())
             {
                 Info = infoRead ? info : null,
@@ -148,6 +162,11 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 ClockOffset = clock is { } at ? Utc(at) - (timeSent + ((timeReceived - timeSent) / 2)) : null,
                 Refused = refused.Distinct().ToList(),
             };
+        }
+        catch (OversizedReplyException oversized)
+        {
+            _backoff = _backoff == TimeSpan.Zero ? FirstBackoff : TimeSpan.FromTicks(Math.Min(_backoff.Ticks * 2, LongestBackoff.Ticks));
+            return Failed(name, started, "oversized", ReplyLimits.Oversized(oversized.Command, oversized.Size, oversized.Limit, _backoff));
         }
         catch (Exception ex) when (ex is RedisTimeoutException or TimeoutException)
         {
@@ -175,14 +194,15 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
 
     /// <summary>The command's reply; null when the endpoint refused it (noted in <paramref name="refused"/>).</summary>
     private async Task<T?> Answer<T>(Task<T> command, string name, List<string> refused, TimeSpan timeout, CancellationToken stopping)
-        where T : class
+        where T : class?
     {
         try
         {
             return await command.WaitAsync(timeout, time, stopping).ConfigureAwait(false);
         }
-        catch (RedisServerException)
+        catch (RedisServerException ex)
         {
+            OversizedError(name, ex);
             refused.Add(name); // NOPERM, an unknown (renamed) command, a command the server disabled
             return null;
         }
@@ -201,20 +221,39 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         }
         catch (Exception ex) when (ex is RedisServerException or RedisCommandException)
         {
+            OversizedError(name, ex);
             refused.Add(name);
             return null;
         }
     }
 
+    /// <summary>An error reply over <see cref="ReplyLimits.MaxErrorChars"/> is no refusal but a hostile reply.</summary>
+    private static void OversizedError(string name, Exception error)
+    {
+        if (error.Message.Length > ReplyLimits.MaxErrorChars)
+        {
+            throw new OversizedReplyException(name.ToUpperInvariant() + " (an error)", error.Message.Length, ReplyLimits.MaxErrorChars);
+        }
+    }
+
+    /// <summary><paramref name="entries"/>, unless there are more than <paramref name="limit"/>.</summary>
+    private static T[]? Bounded<T>(T[]? entries, string command, int limit) =>
+        entries is { Length: var count } && count > limit ? throw new OversizedReplyException(command, count, limit) : entries;
+
     private ServerPollResult Failed(string endpoint, DateTimeOffset started, string reason, string message)
     {
-        var redacted = SecretRedactor.Redact(message);
+        // Only the head is kept: redacting megabytes of a hostile error would cost more than the reply.
+        var redacted = SecretRedactor.Redact(message.Length > ReplyLimits.MaxErrorChars ? message[..ReplyLimits.MaxErrorChars] : message);
         return new ServerPollResult(endpoint, started, time.GetUtcNow())
         {
             Error = redacted.Length > MaxErrorChars ? redacted[..MaxErrorChars] : redacted,
             ErrorReason = reason,
         };
     }
+
+    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
+
+    private static TimeSpan Min(TimeSpan a, TimeSpan b) => a < b ? a : b;
 
     /// <summary>The client converts server times from unix seconds, in UTC.</summary>
     private static DateTimeOffset Utc(DateTime time) => new(DateTime.SpecifyKind(time, DateTimeKind.Utc));

@@ -21,7 +21,7 @@ internal sealed class MultiplexerProbe(WatchedMultiplexers multiplexers, Timeout
         {
             try
             {
-                watched.Sample(now, settings.Ping, settings.ProbeTimeout, pipeline, stopping);
+                watched.Sample(now, settings.Ping ? settings.PingInterval : null, settings.ProbeTimeout, pipeline, stopping);
             }
 #pragma warning disable CA1031 // one multiplexer that fails to sample must not keep the others from theirs
             catch (Exception ex)

@@ -202,6 +202,9 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             }
         }
 
+        /// <summary>The polling connection's heartbeat (the client's default is 1 s).</summary>
+        internal static readonly TimeSpan PollingHeartbeat = TimeSpan.FromSeconds(5);
+
         private async Task ConnectAsync(TimeSpan timeout, ILogger logger)
         {
             ConfigurationOptions options;
@@ -225,6 +228,11 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             options.CommandMap = CommandMap.Create(new HashSet<string>(StringComparer.OrdinalIgnoreCase) { "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE" }, available: false);
             options.ConfigurationChannel = string.Empty;
             options.AbortOnConnectFail = false;
+
+            // The client's heartbeat wakes the thread pool every second per multiplexer to look for timed-out
+            // commands and idle sockets; every poll command has its own timeout here, and the keep-alive
+            // needs a beat well under a minute. At 1 s it was most of what watching cost an idle app.
+            options.HeartbeatInterval = PollingHeartbeat;
             var milliseconds = (int)Math.Clamp(timeout.TotalMilliseconds, 100, int.MaxValue);
             options.ConnectTimeout = milliseconds;
             options.SyncTimeout = milliseconds;

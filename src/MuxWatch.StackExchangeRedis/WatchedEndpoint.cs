@@ -6,6 +6,7 @@ namespace MuxWatch.StackExchangeRedis;
 internal sealed class WatchedEndpoint(MuxWatchMetrics metrics, string multiplexer, string endpoint)
 {
     private int _pinging;
+    private DateTimeOffset _lastPing = DateTimeOffset.MinValue;
 
     public string Endpoint => endpoint;
 
@@ -20,6 +21,19 @@ internal sealed class WatchedEndpoint(MuxWatchMetrics metrics, string multiplexe
     {
         LastSuccess = now;
         Series.LastProbeSuccess.Set(now.ToUnixTimeMilliseconds() / 1000.0);
+    }
+
+    /// <summary>True when a PING is due (the loop's own thread is the only caller): the first cycle, then every <paramref name="interval"/>.</summary>
+    public bool PingDue(DateTimeOffset now, TimeSpan interval)
+    {
+        // 10% slack: the loop's ticks are not exact, and a tick a hair early must not skip a whole interval.
+        if (now - _lastPing < interval * 0.9)
+        {
+            return false;
+        }
+
+        _lastPing = now;
+        return true;
     }
 
     public bool TryStartPing() => Interlocked.CompareExchange(ref _pinging, 1, 0) == 0;

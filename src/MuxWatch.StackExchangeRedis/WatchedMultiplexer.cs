@@ -100,8 +100,12 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         return all[.._maxEndpoints];
     }
 
-    /// <summary>One cycle: resolve if needed (in the background), then sample counters, status and start PINGs; a PING's timeout goes to <paramref name="pipeline"/>.</summary>
-    public void Sample(DateTimeOffset now, bool ping, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
+    /// <summary>
+    /// One cycle: resolve if needed (in the background), then sample counters and status, and start the
+    /// PINGs that are due (every <paramref name="pingInterval"/>; none when null); a PING's timeout goes to
+    /// <paramref name="pipeline"/>.
+    /// </summary>
+    public void Sample(DateTimeOffset now, TimeSpan? pingInterval, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
     {
         if (_disposed)
         {
@@ -124,7 +128,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         var anyConnected = false;
         foreach (var server in Servers(multiplexer))
         {
-            anyConnected |= SampleServer(server, now, ping, probeTimeout, pipeline, stopping);
+            anyConnected |= SampleServer(server, now, pingInterval, probeTimeout, pipeline, stopping);
         }
 
         _statusText.GetStringBuilder().Clear();
@@ -238,7 +242,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         return new WatchedEndpoint(_metrics, Name, endpoint);
     }
 
-    private bool SampleServer(IServer server, DateTimeOffset now, bool ping, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
+    private bool SampleServer(IServer server, DateTimeOffset now, TimeSpan? pingInterval, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
     {
         var endpoint = _endpoints.GetOrAdd(EndpointText.Of(server.EndPoint), static (key, self) => self.NewEndpoint(key), this);
         var connected = server.IsConnected;
@@ -259,11 +263,11 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             return false;
         }
 
-        if (ping)
+        if (pingInterval is { } interval && endpoint.PingDue(now, interval))
         {
             _pinger.Start(server, endpoint, probeTimeout, pipeline, stopping);
         }
-        else
+        else if (pingInterval is null)
         {
             _outcome.Succeeded(endpoint, now);
         }

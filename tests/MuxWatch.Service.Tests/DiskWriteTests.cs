@@ -19,7 +19,7 @@ public sealed class DiskWriteTests
         var appFolder = Path.GetDirectoryName(BuiltProgram.PathOf("MuxWatch.Service"))!;
         var before = Snapshot(appFolder);
         var port = FreePort.Next();
-        var info = BuiltProgram.StartInfo("MuxWatch.Service", "--urls", $"http://127.0.0.1:{port}", "--MuxWatch:ProbeInterval=00:00:00.200",
+        var info = BuiltProgram.StartInfo("MuxWatch.Service", "--urls", $"http://127.0.0.1:{port}", "--MuxWatch:ProbeInterval=00:00:00.200", "--MuxWatch:PingInterval=00:00:00.200",
             "--MuxWatch:Targets:0:Name=cache", $"--MuxWatch:Targets:0:ConnectionString={redis.EndPoint},asyncTimeout=300");
         info.WorkingDirectory = home;
         info.Environment["HOME"] = home;

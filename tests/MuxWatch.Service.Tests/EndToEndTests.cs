@@ -40,7 +40,7 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
         _blip = await RedisServer.StartAsync();
         _restarting = await RedisServer.StartAsync();
         _service = await ServiceProcess.StartAsync(
-            "--MuxWatch:ProbeInterval=00:00:00.200",
+            "--MuxWatch:ProbeInterval=00:00:00.200", "--MuxWatch:PingInterval=00:00:00.200",
             "--MuxWatch:ServerPollInterval=00:00:00.500",
             "--MuxWatch:ServerPollTimeout=00:00:01",
             "--MuxWatch:Targets:0:Name=spiking", $"--MuxWatch:Targets:0:ConnectionString={_spiking.EndPoint},asyncTimeout=300,syncTimeout=300",

@@ -35,6 +35,7 @@ public sealed class InMemorySidecar : WebApplicationFactory<Program>
     public static InMemorySidecar Probing(params (string Name, string ConnectionString)[] targets) =>
         new([
             ("MuxWatch:ProbeInterval", "00:00:00.200"),
+            ("MuxWatch:PingInterval", "00:00:00.200"),
             ("MuxWatch:ServerPollInterval", "00:00:00.200"),
             ("MuxWatch:ServerPollTimeout", "00:00:01"),
             .. targets.SelectMany((t, i) => ((string, string)[])[($"MuxWatch:Targets:{i}:Name", t.Name), ($"MuxWatch:Targets:{i}:ConnectionString", t.ConnectionString)]),

@@ -29,7 +29,7 @@ public sealed class SecretExposureTests : IAsyncLifetime
     {
         await using var service = await ServiceProcess.StartAsync(
             "--Logging:LogLevel:Default=Trace", "--Logging:LogLevel:Microsoft=Trace",
-            "--MuxWatch:ProbeInterval=00:00:00.200", "--MuxWatch:ServerPollInterval=00:00:00.200",
+            "--MuxWatch:ProbeInterval=00:00:00.200", "--MuxWatch:PingInterval=00:00:00.200", "--MuxWatch:ServerPollInterval=00:00:00.200",
             "--MuxWatch:Targets:0:Name=good", $"--MuxWatch:Targets:0:ConnectionString={_redis.EndPoint},user={User},password={Password},asyncTimeout=300",
             "--MuxWatch:Targets:1:Name=wrong", $"--MuxWatch:Targets:1:ConnectionString={_redis.EndPoint},user={User},password={WrongPassword},connectTimeout=500",
             "--MuxWatch:Targets:2:Name=nowhere", $"--MuxWatch:Targets:2:ConnectionString=no-such-host.invalid:6379,password={Password},connectTimeout=500",

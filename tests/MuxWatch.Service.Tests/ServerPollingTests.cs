@@ -125,6 +125,69 @@ public sealed class ServerPollingTests : IAsyncLifetime
         Assert.True(result.GetProperty("settled").GetBoolean());
     }
 
+    /// <summary>
+    /// Issue 26, #5: a 10 MB INFO (451 MB peak), a million-field INFO (1.2 GB) and 5 MB errors on every
+    /// polled command (681 MB) were each an OOM kill under the shipped 256 Mi limit. Each is now refused as
+    /// an <c>oversized</c> poll failure naming the command and the size (never the reply's text), and the
+    /// endpoint's polling backs off, so the hostile reply is not read again every second; the PINGs go on.
+    /// </summary>
+    [Theory]
+    [InlineData("info-10mb")]
+    [InlineData("info-1m-fields")]
+    [InlineData("errors-5mb")]
+    public async Task A_reply_over_its_limit_fails_the_poll_as_oversized_and_polling_backs_off(string shape)
+    {
+        var polled = new HashSet<string>(StringComparer.Ordinal) { "INFO", "CONFIG", "LATENCY", "SLOWLOG", "TIME" };
+        var hugeInfo = shape switch
+        {
+            "info-10mb" => HostileRedis.HugeInfo(10 * 1024 * 1024),
+            "info-1m-fields" => HostileRedis.ManyFieldsInfo(1_000_000),
+            _ => null,
+        };
+        var hugeError = shape == "errors-5mb" ? HostileRedis.Error("ERR " + new string('e', 5 * 1024 * 1024)) : null;
+        var infos = 0;
+        var pings = 0;
+        var handshakeDone = false;
+        await using var hostile = HostileRedis.Start(command =>
+        {
+            switch (command[0])
+            {
+                case "PING":
+                    Interlocked.Increment(ref pings);
+                    return null;
+                case "INFO" when Volatile.Read(ref handshakeDone):
+                    Interlocked.Increment(ref infos);
+                    return hugeInfo ?? hugeError;
+                case var name when hugeError is not null && Volatile.Read(ref handshakeDone) && polled.Contains(name) && !(name == "CONFIG" && command[^1] == "databases"):
+                    return hugeError;
+                default:
+                    return null;
+            }
+        });
+        await using var sidecar = InMemorySidecar.Probing(("hostile", hostile.EndPoint));
+        await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_server_last_poll_success_timestamp_seconds", ("endpoint", hostile.EndPoint)) > 0, "a first poll of the quiet server");
+        Volatile.Write(ref handshakeDone, true); // from now on, the server turns hostile
+
+        await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_server_poll_failures_total", ("endpoint", hostile.EndPoint), ("reason", "oversized")) >= 1, "the poll refused as oversized");
+        using (var events = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri($"/api/events?endpoint={hostile.EndPoint}", UriKind.Relative))))
+        {
+            var error = events.RootElement.GetProperty("endpoints")[0].GetProperty("polling").GetProperty("lastPollError").GetString()!;
+            _output.WriteLine(error);
+            Assert.Contains(shape == "errors-5mb" ? "(an error)" : "INFO", error, StringComparison.Ordinal);
+            Assert.Contains("over the", error, StringComparison.Ordinal);
+            Assert.Contains("backs off", error, StringComparison.Ordinal);
+            Assert.DoesNotContain("xxxx", error, StringComparison.Ordinal);
+            Assert.DoesNotContain("eeee", error, StringComparison.Ordinal);
+        }
+
+        // Backing off: ten more PINGs (two seconds at the 200 ms cycle, ten poll intervals) and not one more INFO.
+        var infosAfter = Volatile.Read(ref infos);
+        var pingsAfter = Volatile.Read(ref pings);
+        await Eventually.UntilAsync(() => Task.FromResult(Volatile.Read(ref pings) >= pingsAfter + 10), "ten more PINGs");
+        Assert.Equal(infosAfter, Volatile.Read(ref infos));
+        Assert.Equal(1, (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_server_poll_failures_total", ("endpoint", hostile.EndPoint), ("reason", "oversized")));
+    }
+
     /// <summary>Issue 26, #11: LATENCY HISTORY fork is read once per new fork, not on every poll.</summary>
     [Fact]
     public async Task The_fork_history_is_read_once_per_new_fork_not_on_every_poll()

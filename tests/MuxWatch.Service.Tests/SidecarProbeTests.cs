@@ -29,7 +29,7 @@ public sealed class SidecarProbeTests : IAsyncLifetime
     private static Task<ServiceProcess> StartSidecarAsync(params (string Name, string ConnectionString)[] targets) =>
         ServiceProcess.StartAsync(
         [
-            "--MuxWatch:ProbeInterval=00:00:00.200",
+            "--MuxWatch:ProbeInterval=00:00:00.200", "--MuxWatch:PingInterval=00:00:00.200",
             .. targets.SelectMany((t, i) => (string[])[$"--MuxWatch:Targets:{i}:Name={t.Name}", $"--MuxWatch:Targets:{i}:ConnectionString={t.ConnectionString}"]),
         ]);
 
@@ -186,6 +186,7 @@ public sealed class SidecarProbeTests : IAsyncLifetime
         await File.WriteAllTextAsync(file, Password + "\n");
         using var sidecar = new InMemorySidecar(
             ("MuxWatch:ProbeInterval", "00:00:00.200"),
+            ("MuxWatch:PingInterval", "00:00:00.200"),
             ("MuxWatch:Targets:0:Name", "secret"),
             ("MuxWatch:Targets:0:ConnectionString", _redis.EndPoint),
             ("MuxWatch:Targets:0:PasswordFile", file));

@@ -27,7 +27,7 @@ public sealed class SoakTests(ITestOutputHelper output)
         await using var stalling = await RedisServer.StartAsync();
         await using var flapping = await RedisServer.StartAsync();
         await using var service = await ServiceProcess.StartAsync(
-            "--MuxWatch:ProbeInterval=00:00:00.200", "--MuxWatch:ServerPollInterval=00:00:00.500",
+            "--MuxWatch:ProbeInterval=00:00:00.200", "--MuxWatch:PingInterval=00:00:00.200", "--MuxWatch:ServerPollInterval=00:00:00.500",
             "--Logging:LogLevel:Default=Warning", "--MuxWatch:TimeoutLogInterval=00:00:05",
             "--MuxWatch:Targets:0:Name=stalling", $"--MuxWatch:Targets:0:ConnectionString={stalling.EndPoint},asyncTimeout=300,syncTimeout=300",
             "--MuxWatch:Targets:1:Name=flapping", $"--MuxWatch:Targets:1:ConnectionString={flapping.EndPoint},connectTimeout=500");

@@ -24,6 +24,7 @@ builder.Logging.ClearProviders(); // standard output carries only the JSON
 builder.Configuration["MuxWatch:RecentTimeoutCapacity"] = "100";
 builder.Configuration["MuxWatch:CaptureQueueCapacity"] = "500";
 builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
 var registry = Metrics.NewCustomRegistry();
 var watched = builder.Services.AddMuxWatch().UseMetricsRegistry(registry);
 if (args is ["starve", var watchedEndpoint])

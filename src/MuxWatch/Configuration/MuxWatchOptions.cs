@@ -21,8 +21,18 @@ public sealed class MuxWatchOptions
     /// <summary>How often the probe loop samples the thread pool and every watched multiplexer (default 1 s, 10 ms to 1 hour).</summary>
     public TimeSpan ProbeInterval { get; set; } = TimeSpan.FromSeconds(1);
 
-    /// <summary>Send a PING through each watched multiplexer's endpoints each cycle, timed into <c>muxwatch_ping_seconds</c> (default on).</summary>
+    /// <summary>Send a PING through each watched multiplexer's endpoints every <see cref="PingInterval"/>, timed into <c>muxwatch_ping_seconds</c> (default on).</summary>
     public bool Ping { get; set; } = true;
+
+    /// <summary>
+    /// How often each endpoint is sent a PING (default 5 s, 10 ms to 1 hour; never more often than the probe
+    /// cycle). An app's own commands are its timeouts' source and the probe samples their queues every
+    /// cycle; the PING adds a round trip that measures the path when the app is quiet. Each one wakes the
+    /// client's reader and the thread pool, which costs an idle app more than the rest of the probe
+    /// (docs/benchmarks.md, "What watching costs an idle app"). The sidecar, whose PINGs are its only
+    /// timeouts, sets 1 s in its appsettings.json.
+    /// </summary>
+    public TimeSpan PingInterval { get; set; } = TimeSpan.FromSeconds(5);
 
     /// <summary>
     /// The longest MuxWatch waits for one network call of its own, such as a PING (default 10 s, 100 ms to
@@ -47,8 +57,15 @@ public sealed class MuxWatchOptions
     /// </summary>
     public bool ServerPolling { get; set; } = true;
 
-    /// <summary>How often each endpoint is polled (default 1 s, 100 ms to 1 hour). Polls run on the probe loop's ticks.</summary>
-    public TimeSpan ServerPollInterval { get; set; } = TimeSpan.FromSeconds(1);
+    /// <summary>
+    /// How often each endpoint is polled when nothing is happening (default 5 s, 100 ms to 1 hour). Polls
+    /// run on the probe loop's ticks, and come sooner when there is something to see: every probe cycle
+    /// (at most every second, never less often than this interval) while a save, rewrite, module fork or
+    /// load runs on the endpoint, and at the next cycle when a timeout waits for the endpoint's timeline to
+    /// be settled. What a poll reads (the slow log, fork samples, save counters and times) is kept by the
+    /// server between polls, so a calm interval misses no event; the sidecar sets 1 s in its appsettings.json.
+    /// </summary>
+    public TimeSpan ServerPollInterval { get; set; } = TimeSpan.FromSeconds(5);
 
     /// <summary>The longest one poll may take before it counts as failed (default 2 s, 100 ms to 1 minute): the connect and each command time out by it.</summary>
     public TimeSpan ServerPollTimeout { get; set; } = TimeSpan.FromSeconds(2);

@@ -38,6 +38,7 @@ internal sealed class MuxWatchOptionsValidator : IValidateOptions<MuxWatchOption
             failures.Add($"{MuxWatchOptions.SectionName}:{nameof(MuxWatchOptions.ProbeTimeout)} must be between 00:00:00.100 and 00:05:00 (was {options.ProbeTimeout}).");
         }
 
+        Range(failures, nameof(MuxWatchOptions.PingInterval), options.PingInterval, TimeSpan.FromMilliseconds(10), TimeSpan.FromHours(1));
         Range(failures, nameof(MuxWatchOptions.ServerPollInterval), options.ServerPollInterval, TimeSpan.FromMilliseconds(100), TimeSpan.FromHours(1));
         Range(failures, nameof(MuxWatchOptions.ServerPollTimeout), options.ServerPollTimeout, TimeSpan.FromMilliseconds(100), TimeSpan.FromMinutes(1));
         Range(failures, nameof(MuxWatchOptions.ServerTimelineRetention), options.ServerTimelineRetention, TimeSpan.FromMinutes(1), TimeSpan.FromDays(1));

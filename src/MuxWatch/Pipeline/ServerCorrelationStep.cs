@@ -32,6 +32,7 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
         if (timeline.CompleteThrough is not { } through || through < to)
         {
             timeout.AwaitTimeline(timeline.Endpoint);
+            timeline.RequestPoll(); // settle it at the next cycle, not at the calm poll interval
         }
     }
 }

@@ -23,6 +23,7 @@ public sealed class ServerTimeline
     private TimeSpan? _clockOffset;
     private bool? _latencyMonitorEnabled;
     private long _dropped;
+    private volatile bool _pollWanted;
 
     /// <summary>Creates the timeline of <paramref name="endpoint"/>, keeping events for <paramref name="retention"/>.</summary>
     public ServerTimeline(string endpoint, TimeSpan retention)
@@ -48,6 +49,29 @@ public sealed class ServerTimeline
             }
         }
     }
+
+    /// <summary>
+    /// True when something waits for this endpoint's next poll (a timeout to be settled), or an interval
+    /// (a save, a rewrite, a load) is running: the poller then polls at its busy cadence, not its calm one.
+    /// </summary>
+    public bool PollSoon
+    {
+        get
+        {
+            if (_pollWanted)
+            {
+                return true;
+            }
+
+            lock (_gate)
+            {
+                return _running.Count > 0;
+            }
+        }
+    }
+
+    /// <summary>Asks for the next poll to come soon (a timeout waits for it); the next completed poll answers it.</summary>
+    public void RequestPoll() => _pollWanted = true;
 
     /// <summary>Events dropped to keep within <see cref="MaxEvents"/>.</summary>
     public long DroppedEvents => Interlocked.Read(ref _dropped);
@@ -176,6 +200,7 @@ public sealed class ServerTimeline
     /// <summary>A poll read what it may: every event that started before <paramref name="started"/> has been seen.</summary>
     public void PollCompleted(DateTimeOffset started, DateTimeOffset finished)
     {
+        _pollWanted = false; // whoever still waits asks again when told of this poll (ServerTimelines.Polled)
         lock (_gate)
         {
             if (_completeThrough is null || started > _completeThrough)

@@ -42,6 +42,7 @@ public sealed class InProcessFaultMatrixTests(ITestOutputHelper output) : IAsync
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
         builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.200";
+        builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.200";
         builder.Services.AddMuxWatch().UseMetricsRegistry(registry)
             .AddMultiplexer(FaultMatrix.Healthy, healthy)
             .AddMultiplexer(FaultMatrix.Faulty, faulty);

@@ -37,6 +37,7 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
         builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+        builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
         services?.Invoke(builder.Services);
         watch(builder.Services.AddMuxWatch().UseMetricsRegistry(_registry));
         var host = builder.Build();
@@ -131,6 +132,7 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders().AddProvider(logs);
         builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+        builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
         builder.Configuration["MuxWatch:MaxEndpointsPerMultiplexer"] = "3";
         builder.Services.AddMuxWatch().UseMetricsRegistry(_registry).AddMultiplexer("wide", _ => app);
         using var host = builder.Build();

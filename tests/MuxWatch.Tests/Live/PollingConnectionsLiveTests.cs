@@ -37,6 +37,7 @@ public sealed class PollingConnectionsLiveTests : IAsyncLifetime
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
         builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+        builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
         builder.Configuration["MuxWatch:ServerPollInterval"] = "00:00:00.200";
         builder.Configuration["MuxWatch:ServerPollTimeout"] = "00:00:01";
         watch(builder.Services.AddMuxWatch().UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry()));

@@ -48,6 +48,7 @@ public sealed class ServerCorrelationLiveTests : IAsyncLifetime
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
         builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+        builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
         builder.Configuration["MuxWatch:ServerPollInterval"] = "00:00:00.200";
         builder.Configuration["MuxWatch:ServerPollTimeout"] = "00:00:01";
         var app = _app;

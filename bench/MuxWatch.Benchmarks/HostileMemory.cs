@@ -1,0 +1,79 @@
+using System.Globalization;
+using MuxWatch.Testing;
+
+namespace MuxWatch.Benchmarks;
+
+/// <summary>
+/// The sidecar's memory against a hostile or broken server (issue 26, #5): the built service process
+/// watching one <see cref="HostileRedis"/> that turns hostile after the handshake (a 10 MB INFO, a
+/// million-field INFO, 5 MB error replies to every polled command), probing and polling every 200 ms,
+/// its resident set sampled every 50 ms for the run: peak and end, beside the same service watching a
+/// quiet one. Asserts nothing.
+/// </summary>
+internal static class HostileMemory
+{
+    public static async Task<int> RunAsync(string[] args)
+    {
+        var seconds = HookOverhead.IntOption(args, "--seconds", 60);
+        Console.WriteLine($"hostile-memory: the service process, one target, probe and poll every 200 ms, {seconds} s per shape, VmRSS sampled every 50 ms");
+        Console.WriteLine($"  {"shape",-16} {"peak MB",8} {"end MB",8} {"polls refused",14} {"INFO read",10}");
+        foreach (var shape in (string[])["quiet", "info-10mb", "info-1m-fields", "errors-5mb"])
+        {
+            await MeasureAsync(shape, seconds);
+        }
+
+        return 0;
+    }
+
+    private static async Task MeasureAsync(string shape, int seconds)
+    {
+        var hugeInfo = shape switch
+        {
+            "info-10mb" => HostileRedis.HugeInfo(10 * 1024 * 1024),
+            "info-1m-fields" => HostileRedis.ManyFieldsInfo(1_000_000),
+            _ => null,
+        };
+        var hugeError = shape == "errors-5mb" ? HostileRedis.Error("ERR " + new string('e', 5 * 1024 * 1024)) : null;
+        string[] polled = ["INFO", "CONFIG", "LATENCY", "SLOWLOG", "TIME"];
+        var hostileNow = false;
+        var infos = 0;
+        await using var hostile = HostileRedis.Start(command =>
+        {
+            if (!Volatile.Read(ref hostileNow) || (command[0] == "CONFIG" && command[^1] == "databases"))
+            {
+                return null;
+            }
+
+            if (command[0] == "INFO")
+            {
+                Interlocked.Increment(ref infos);
+                return hugeInfo ?? hugeError;
+            }
+
+            return hugeError is not null && polled.Contains(command[0]) ? hugeError : null;
+        });
+        await using var service = await ServiceProcess.StartAsync(
+            "--MuxWatch:ProbeInterval=00:00:00.200", "--MuxWatch:PingInterval=00:00:00.200", "--MuxWatch:ServerPollInterval=00:00:00.200",
+            "--MuxWatch:Targets:0:Name=hostile", $"--MuxWatch:Targets:0:ConnectionString={hostile.EndPoint}");
+        await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(service.Client)).Value("muxwatch_server_last_poll_success_timestamp_seconds", ("endpoint", hostile.EndPoint)) > 0, "a first poll");
+        Volatile.Write(ref hostileNow, true);
+
+        var peak = 0.0;
+        var end = DateTimeOffset.UtcNow.AddSeconds(seconds);
+        while (DateTimeOffset.UtcNow < end)
+        {
+            peak = Math.Max(peak, ResidentMegabytes(service.ProcessId));
+            await Task.Delay(50);
+        }
+
+        var refused = (await MetricsText.ScrapeAsync(service.Client)).Value("muxwatch_server_poll_failures_total", ("endpoint", hostile.EndPoint), ("reason", "oversized")) ?? 0;
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"  {shape,-16} {peak,8:F0} {ResidentMegabytes(service.ProcessId),8:F0} {refused,14:F0} {Volatile.Read(ref infos),10}"));
+    }
+
+    private static double ResidentMegabytes(int pid)
+    {
+        var line = File.ReadLines($"/proc/{pid}/status").First(l => l.StartsWith("VmRSS:", StringComparison.Ordinal));
+        return long.Parse(line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1], CultureInfo.InvariantCulture) / 1024.0;
+    }
+}

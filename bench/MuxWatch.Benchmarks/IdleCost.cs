@@ -1,0 +1,117 @@
+using System.Diagnostics;
+using System.Globalization;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using MuxWatch.Testing;
+using StackExchange.Redis;
+
+namespace MuxWatch.Benchmarks;
+
+/// <summary>
+/// What watching costs an idle app, in CPU: the same idle ASP.NET Core app with one connected multiplexer
+/// run as separate processes side by side (without MuxWatch; with <c>AddMuxWatch().AddMultiplexer(...)</c>
+/// at the defaults; with AspNetCore.HealthChecks.Redis checking every second), each reporting its own
+/// process CPU time (<see cref="Environment.CpuUsage"/>, microsecond resolution) over the first minute
+/// and over a window after a warm-up. Prints ms of CPU per second and the difference to the bare app;
+/// asserts nothing.
+/// </summary>
+internal static class IdleCost
+{
+    private static readonly string[] Variants = ["bare", "muxwatch", "healthchecks"];
+
+    public static async Task<int> RunAsync(string[] args)
+    {
+        var warmup = HookOverhead.IntOption(args, "--warmup", 90);
+        var measure = HookOverhead.IntOption(args, "--measure", 30);
+        var firstMinute = Math.Min(60, warmup);
+        await using var redis = await RedisServer.StartAsync();
+        var self = typeof(IdleCost).Assembly.Location;
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"idle-cost: StackExchange.Redis {AppCost.ClientVersion}, each variant its own idle ASP.NET Core process, run side by side; first {firstMinute} s, then {measure} s after {warmup} s"));
+
+        var children = Variants.Select(variant => Process.Start(new ProcessStartInfo("dotnet")
+        {
+            ArgumentList = { self, "idle-app", variant, redis.EndPoint, warmup.ToString(CultureInfo.InvariantCulture), measure.ToString(CultureInfo.InvariantCulture), firstMinute.ToString(CultureInfo.InvariantCulture) },
+            RedirectStandardOutput = true,
+            UseShellExecute = false,
+        })!).ToList();
+        var lines = await Task.WhenAll(children.Select(async child =>
+        {
+            var output = await child.StandardOutput.ReadToEndAsync();
+            await child.WaitForExitAsync();
+            return output.Trim();
+        }));
+
+        var figures = lines.Select(line => line.Split(' ')).ToDictionary(
+            parts => parts[0],
+            parts => (First: double.Parse(parts[1], CultureInfo.InvariantCulture), Steady: double.Parse(parts[2], CultureInfo.InvariantCulture)));
+        var bare = figures["bare"];
+        Console.WriteLine($"  {"variant",-14} {"first minute ms/s",18} {"added",7} {"steady ms/s",12} {"added",7}");
+        foreach (var variant in Variants)
+        {
+            var (first, steady) = figures[variant];
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"  {variant,-14} {first,18:F2} {first - bare.First,7:F2} {steady,12:F2} {steady - bare.Steady,7:F2}"));
+        }
+
+        return 0;
+    }
+
+    /// <summary>One idle app: prints "variant firstMinuteMsPerSecond steadyMsPerSecond".</summary>
+    public static async Task<int> RunAppAsync(string[] args)
+    {
+        var (variant, endpoint) = (args[0], args[1]);
+        var (warmup, measure, firstMinute) = (int.Parse(args[2], CultureInfo.InvariantCulture), int.Parse(args[3], CultureInfo.InvariantCulture), int.Parse(args[4], CultureInfo.InvariantCulture));
+        await using var multiplexer = await ConnectionMultiplexer.ConnectAsync(endpoint);
+        var builder = WebApplication.CreateBuilder();
+        builder.Logging.ClearProviders();
+        builder.WebHost.UseUrls("http://127.0.0.1:0");
+        builder.Services.AddSingleton<IConnectionMultiplexer>(multiplexer);
+        foreach (var setting in args[5..])
+        {
+            // Ablations from the command line: idle-app muxwatch ... MuxWatch:ServerPolling=false
+            var at = setting.IndexOf('=', StringComparison.Ordinal);
+            builder.Configuration[setting[..at]] = setting[(at + 1)..];
+        }
+
+        if (variant.StartsWith("muxwatch", StringComparison.Ordinal))
+        {
+            builder.Services.AddMuxWatch().UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry()).AddMultiplexer("app", sp => sp.GetRequiredService<IConnectionMultiplexer>());
+        }
+        else if (variant == "healthchecks")
+        {
+            builder.Services.AddHealthChecks().AddRedis(multiplexer);
+            builder.Services.Configure<HealthCheckPublisherOptions>(options =>
+            {
+                options.Delay = TimeSpan.Zero;
+                options.Period = TimeSpan.FromSeconds(1);
+            });
+            builder.Services.AddSingleton<IHealthCheckPublisher, DiscardingPublisher>();
+        }
+
+        await using var app = builder.Build();
+        app.MapGet("/", () => Results.Text("idle"));
+        await app.StartAsync();
+
+        var started = Environment.CpuUsage.TotalTime;
+        await Task.Delay(TimeSpan.FromSeconds(firstMinute));
+        var first = (Environment.CpuUsage.TotalTime - started).TotalMilliseconds / firstMinute;
+        await Task.Delay(TimeSpan.FromSeconds(warmup - firstMinute));
+        var before = Environment.CpuUsage.TotalTime;
+        await Task.Delay(TimeSpan.FromSeconds(measure));
+        var steady = (Environment.CpuUsage.TotalTime - before).TotalMilliseconds / measure;
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{variant} {first:F3} {steady:F3}"));
+        await app.StopAsync();
+        return 0;
+    }
+
+    private sealed class DiscardingPublisher : IHealthCheckPublisher
+    {
+        public Task PublishAsync(HealthReport report, CancellationToken cancellationToken) => Task.CompletedTask;
+    }
+}

@@ -1,0 +1,67 @@
+using System.Globalization;
+
+namespace MuxWatch.StackExchangeRedis;
+
+/// <summary>
+/// What one poll reply may cost. The client reads a reply whole before anyone sees it, and has no limit
+/// of its own; a hostile or broken server can send a 10 MB INFO, a million fields or megabytes of error.
+/// So each reply is measured before it is used, one over its limit fails the poll as <c>oversized</c>
+/// (saying which command and how big), and the endpoint's polling backs off (<see cref="EndpointPoller"/>),
+/// so such a server costs one reply now and then, not one a second.
+/// </summary>
+/// <remarks>
+/// The limits are tens of times what a real server sends: Redis 7's INFO server, persistence and stats
+/// are 1-2 KB each with 20-60 fields; its errors are under 200 characters; <c>LATENCY LATEST</c> names at
+/// most a few dozen events; <c>SLOWLOG GET n</c> returns at most n entries.
+/// </remarks>
+internal static class ReplyLimits
+{
+    /// <summary>Characters of one INFO section's reply.</summary>
+    public const int MaxInfoChars = 64 * 1024;
+
+    /// <summary>Fields kept from one INFO section (the size limit allows about 5,000 short ones).</summary>
+    public const int MaxInfoFields = 1024;
+
+    /// <summary>Characters of a field's name or value kept; a longer one is not a field MuxWatch reads.</summary>
+    public const int MaxInfoFieldChars = 256;
+
+    /// <summary>Characters of an error reply.</summary>
+    public const int MaxErrorChars = 4 * 1024;
+
+    /// <summary>Entries of a <c>LATENCY LATEST</c> or <c>LATENCY HISTORY</c> reply (Redis keeps 160 samples per event).</summary>
+    public const int MaxLatencyEntries = 256;
+
+    /// <summary>
+    /// Splits an INFO reply into its <c>name:value</c> fields, within the limits above.
+    /// </summary>
+    /// <remarks>
+    /// Written here rather than taken from the client's typed <c>InfoAsync</c>: that call turns a reply of
+    /// any size into a grouping of every line before its caller can look at it (1.2 GB measured for a
+    /// million fields); <c>InfoRawAsync</c> hands the text over, whose size is checked first.
+    /// </remarks>
+    public static Dictionary<string, string> ParseInfo(string text, Dictionary<string, string> into)
+    {
+        var fields = 0;
+        foreach (var range in text.AsSpan().Split('\n'))
+        {
+            var line = text.AsSpan(range).TrimEnd('\r');
+            var colon = line.IndexOf(':');
+            if (line.IsEmpty || line[0] == '#' || colon <= 0 || colon > MaxInfoFieldChars || line.Length - colon - 1 > MaxInfoFieldChars)
+            {
+                continue;
+            }
+
+            into[line[..colon].ToString()] = line[(colon + 1)..].ToString();
+            if (++fields >= MaxInfoFields)
+            {
+                break;
+            }
+        }
+
+        return into;
+    }
+
+    /// <summary>The poll error for a reply over its limit.</summary>
+    public static string Oversized(string command, long size, long limit, TimeSpan backoff) => string.Create(CultureInfo.InvariantCulture,
+        $"{command}: the server's reply was {size:N0} characters, over the {limit:N0} a poll reads; polling this endpoint backs off to every {backoff.TotalSeconds:N0} s until a reply fits");
+}

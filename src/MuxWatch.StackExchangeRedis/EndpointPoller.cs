@@ -10,13 +10,13 @@ using StackExchange.Redis;
 namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>
-/// Polls one endpoint with the client's typed calls (<c>INFO</c> server / persistence / stats,
-/// <c>CONFIG GET latency-monitor-threshold</c>, <c>LATENCY LATEST</c>, <c>LATENCY HISTORY fork</c> when a
-/// new fork shows, <c>SLOWLOG GET</c>, <c>TIME</c>) and hands what it read to its <see cref="ServerStateTracker"/>.
+/// Polls one endpoint with the client's typed calls (<c>INFO</c>, whose default sections hold server,
+/// persistence and stats; <c>LATENCY LATEST</c>; <c>SLOWLOG GET</c>; <c>LATENCY HISTORY fork</c> when a new
+/// fork shows; once a minute <c>CONFIG GET latency-monitor-threshold</c> and <c>TIME</c>) and hands what it read to its <see cref="ServerStateTracker"/>.
 /// </summary>
 /// <remarks>
-/// The commands are sent together (pipelined on the polling connection), each bounded by the poll
-/// timeout. A command the endpoint refuses (an ACL without it, a renamed command) is reported and the
+/// The commands are sent one after another, each once the one before was answered and its size
+/// checked (<see cref="ReplyLimits"/>), all within the one poll timeout. A command the endpoint refuses (an ACL without it, a renamed command) is reported and the
 /// others still count; a timeout or a lost connection fails the poll as a whole.
 /// </remarks>
 internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline timeline, MuxWatchMetrics metrics, TimeProvider time)
@@ -41,6 +41,14 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
 
     /// <summary>Zero, or how long polling waits after an oversized reply (one poll in flight at a time reads and writes it).</summary>
     private TimeSpan _backoff;
+
+    /// <summary>How often the seldom-changing figures are read: the latency threshold (CONFIG GET) and the server's clock (TIME).</summary>
+    internal static readonly TimeSpan SeldomInterval = TimeSpan.FromMinutes(1);
+
+    private DateTimeOffset _seldomRead = DateTimeOffset.MinValue;
+    private long? _threshold;
+    private TimeSpan? _clockOffset;
+    private List<string> _seldomRefused = [];
 
     /// <summary>The newest fork LATENCY HISTORY was read for (one poll in flight at a time reads and writes it).</summary>
     private DateTimeOffset? _forkAskedAbout;
@@ -108,35 +116,42 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             return Failed(name, started, "connection", "the polling connection is not connected");
         }
 
+        // One command at a time, each sent once the one before was answered and measured: a hostile
+        // server can make any reply megabytes, and the client buffers every pipelined reply whole, so only
+        // one reply is ever in flight per endpoint. Few commands, so few round trips: one INFO (its default
+        // sections hold server, persistence and stats), LATENCY LATEST and SLOWLOG GET each poll; the
+        // latency threshold and the server's clock, which seldom change, once a minute.
         var refused = new List<string>();
-        var infoServer = server.InfoRawAsync("server");
-        var infoPersistence = server.InfoRawAsync("persistence");
-        var infoStats = server.InfoRawAsync("stats");
-        var config = server.ConfigGetAsync("latency-monitor-threshold");
-        var latency = server.LatencyLatestAsync();
-        var slowlog = server.SlowlogGetAsync(SlowlogBatch);
-        var timeSent = time.GetUtcNow();
-        var serverTime = server.TimeAsync();
+        var sent = new List<Task>();
+        var deadline = started + timeout;
         try
         {
             var info = new Dictionary<string, string>(StringComparer.Ordinal);
             var infoRead = false;
-            foreach (var section in (Task<string?>[])[infoServer, infoPersistence, infoStats])
+            if (await Answer(Send(sent, server.InfoRawAsync()), "info", refused, deadline, stopping).ConfigureAwait(false) is { } reply)
             {
-                if (await Answer(section, "info", refused, timeout, stopping).ConfigureAwait(false) is { } reply)
-                {
-                    infoRead = true;
-                    ReplyLimits.ParseInfo(reply.Length <= ReplyLimits.MaxInfoChars ? reply : throw new OversizedReplyException("INFO", reply.Length, ReplyLimits.MaxInfoChars), info);
-                }
+                infoRead = true;
+                ReplyLimits.ParseInfo(reply.Length <= ReplyLimits.MaxInfoChars ? reply : throw new OversizedReplyException("INFO", reply.Length, ReplyLimits.MaxInfoChars), info);
             }
 
-            var threshold = await Answer(config, "config", refused, timeout, stopping).ConfigureAwait(false) is { } pairs
-                && pairs.FirstOrDefault(pair => pair.Key == "latency-monitor-threshold").Value is { } text
-                && long.TryParse(text, System.Globalization.CultureInfo.InvariantCulture, out var ms) ? ms : (long?)null;
-            var latest = Bounded(await Answer(latency, "latency", refused, timeout, stopping).ConfigureAwait(false), "LATENCY LATEST", ReplyLimits.MaxLatencyEntries);
-            var entries = Bounded(await Answer(slowlog, "slowlog", refused, timeout, stopping).ConfigureAwait(false), "SLOWLOG GET", SlowlogBatch);
-            var clock = await Answer(serverTime, "time", refused, timeout, stopping).ConfigureAwait(false);
-            var timeReceived = time.GetUtcNow();
+            var latest = Bounded(await Answer(Send(sent, server.LatencyLatestAsync()), "latency", refused, deadline, stopping).ConfigureAwait(false), "LATENCY LATEST", ReplyLimits.MaxLatencyEntries);
+            var entries = Bounded(await Answer(Send(sent, server.SlowlogGetAsync(SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false), "SLOWLOG GET", SlowlogBatch);
+            if (started - _seldomRead >= SeldomInterval)
+            {
+                var seldomRefused = new List<string>();
+                _threshold = await Answer(Send(sent, server.ConfigGetAsync("latency-monitor-threshold")), "config", seldomRefused, deadline, stopping).ConfigureAwait(false) is { } pairs
+                    && pairs.FirstOrDefault(pair => pair.Key == "latency-monitor-threshold").Value is { } text
+                    && long.TryParse(text, System.Globalization.CultureInfo.InvariantCulture, out var ms) ? ms : null;
+                var timeSent = time.GetUtcNow();
+                var clock = await Answer(Send(sent, server.TimeAsync()), "time", seldomRefused, deadline, stopping).ConfigureAwait(false);
+                var timeReceived = time.GetUtcNow();
+                _clockOffset = clock is { } at ? Utc(at) - (timeSent + ((timeReceived - timeSent) / 2)) : null;
+                _seldomRefused = seldomRefused;
+                _seldomRead = started;
+            }
+
+            refused.AddRange(_seldomRefused);
+            var threshold = _threshold;
 
             IReadOnlyList<LatencySample>? forkHistory = null;
             // LATENCY HISTORY fork only when LATENCY LATEST shows a fork newer than any asked about before:
@@ -147,7 +162,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 && (_tracker.LastForkSample is not { } seen || forkAt > seen) && (_forkAskedAbout is not { } asked || forkAt > asked))
             {
                 _forkAskedAbout = forkAt;
-                var history = Bounded(await Answer(server.LatencyHistoryAsync("fork"), "latency", refused, timeout, stopping).ConfigureAwait(false), "LATENCY HISTORY", ReplyLimits.MaxLatencyEntries);
+                var history = Bounded(await Answer(Send(sent, server.LatencyHistoryAsync("fork")), "latency", refused, deadline, stopping).ConfigureAwait(false), "LATENCY HISTORY", ReplyLimits.MaxLatencyEntries);
                 forkHistory = history?.Select(h => new LatencySample(Utc(h.Timestamp), h.DurationMilliseconds)).ToList();
             }
 
@@ -159,7 +174,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 LatencyLatest = latest?.Select(l => new LatencySpike(l.EventName, Utc(l.Timestamp), l.DurationMilliseconds, l.MaxDurationMilliseconds)).ToList(),
                 ForkHistory = forkHistory,
                 Slowlog = entries?.Select(e => new SlowlogEntry(e.UniqueId, Utc(e.Time), e.Duration, CommandName(e.Arguments))).ToList(),
-                ClockOffset = clock is { } at ? Utc(at) - (timeSent + ((timeReceived - timeSent) / 2)) : null,
+                ClockOffset = _clockOffset,
                 Refused = refused.Distinct().ToList(),
             };
         }
@@ -185,7 +200,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         finally
         {
             // Nothing left unobserved: a command still pending when the poll gave up fails on its own.
-            foreach (var pending in (Task[])[infoServer, infoPersistence, infoStats, config, latency, slowlog, serverTime])
+            foreach (var pending in sent)
             {
                 _ = pending.ContinueWith(static t => t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
             }
@@ -193,12 +208,12 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
     }
 
     /// <summary>The command's reply; null when the endpoint refused it (noted in <paramref name="refused"/>).</summary>
-    private async Task<T?> Answer<T>(Task<T> command, string name, List<string> refused, TimeSpan timeout, CancellationToken stopping)
+    private async Task<T?> Answer<T>(Task<T> command, string name, List<string> refused, DateTimeOffset deadline, CancellationToken stopping)
         where T : class?
     {
         try
         {
-            return await command.WaitAsync(timeout, time, stopping).ConfigureAwait(false);
+            return await command.WaitAsync(Remaining(deadline), time, stopping).ConfigureAwait(false);
         }
         catch (RedisServerException ex)
         {
@@ -213,11 +228,11 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         }
     }
 
-    private async Task<DateTime?> Answer(Task<DateTime> command, string name, List<string> refused, TimeSpan timeout, CancellationToken stopping)
+    private async Task<DateTime?> Answer(Task<DateTime> command, string name, List<string> refused, DateTimeOffset deadline, CancellationToken stopping)
     {
         try
         {
-            return await command.WaitAsync(timeout, time, stopping).ConfigureAwait(false);
+            return await command.WaitAsync(Remaining(deadline), time, stopping).ConfigureAwait(false);
         }
         catch (Exception ex) when (ex is RedisServerException or RedisCommandException)
         {
@@ -225,6 +240,20 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             refused.Add(name);
             return null;
         }
+    }
+
+    /// <summary>Notes a sent command, so that the poll observes it even if it gives up before the answer.</summary>
+    private static Task<T> Send<T>(List<Task> sent, Task<T> command)
+    {
+        sent.Add(command);
+        return command;
+    }
+
+    /// <summary>What is left of the poll's timeout (the whole poll has one, however many commands it sends).</summary>
+    private TimeSpan Remaining(DateTimeOffset deadline)
+    {
+        var left = deadline - time.GetUtcNow();
+        return left > TimeSpan.Zero ? left : throw new TimeoutException("the poll ran out of its time before every command was answered");
     }
 
     /// <summary>An error reply over <see cref="ReplyLimits.MaxErrorChars"/> is no refusal but a hostile reply.</summary>

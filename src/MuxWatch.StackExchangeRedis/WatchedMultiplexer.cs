@@ -44,6 +44,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
 
     /// <summary>The status text's buffer, reused each cycle (only the loop's thread samples).</summary>
     private readonly StringWriter _statusText = new(System.Globalization.CultureInfo.InvariantCulture);
+    private DateTimeOffset _lastStatusRead = DateTimeOffset.MinValue;
 
     private IConnectionMultiplexer? _multiplexer;
     private Task? _resolving;
@@ -131,6 +132,20 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             anyConnected |= SampleServer(server, now, pingInterval, probeTimeout, pipeline, stopping);
         }
 
+        // The status text is the dearest read of a cycle (the client formats every server's summary into
+        // it), and what it alone carries (heartbeat age, the client's timeout totals) needs no finer grain
+        // than the PINGs': it is read at their cadence (every cycle when PING is off).
+        if (pingInterval is not { } statusInterval || now - _lastStatusRead >= statusInterval * 0.9)
+        {
+            _lastStatusRead = now;
+            ReadStatus(multiplexer);
+        }
+
+        _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
+    }
+
+    private void ReadStatus(IConnectionMultiplexer multiplexer)
+    {
         _statusText.GetStringBuilder().Clear();
         multiplexer.GetStatus(_statusText);
         var status = StatusTextReader.Read(_statusText.GetStringBuilder());
@@ -142,7 +157,6 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         IncTo(_metrics.ClientTimeouts.WithLabels(Name, "sync"), status.SyncTimeouts);
         IncTo(_metrics.ClientTimeouts.WithLabels(Name, "async"), status.AsyncTimeouts);
         IncTo(_metrics.ClientTimeouts.WithLabels(Name, "fire-and-forget"), status.FireAndForgetTimeouts);
-        _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
     }
 
     /// <summary>

@@ -85,4 +85,33 @@ public sealed class BenchmarkSmokeTests
         Assert.Contains("MuxWatch sidecar,   2 endpoints", output, StringComparison.Ordinal);
         Assert.Contains("redis_exporter", output, StringComparison.Ordinal); // test.sh installs prometheus-redis-exporter
     }
+
+    [Fact]
+    public async Task The_idle_cost_run_prints_each_variants_cpu_beside_the_bare_app()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "idle-cost", "--warmup", "2", "--measure", "1");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info, timeout: TimeSpan.FromMinutes(2));
+
+        Assert.True(exitCode == 0, $"exit {exitCode}: {error}\n{output}");
+        foreach (var variant in (string[])["bare", "muxwatch", "healthchecks"])
+        {
+            Assert.Matches($@"(?m)^  {variant} +\d+\.\d\d +-?\d+\.\d\d +\d+\.\d\d +-?\d+\.\d\d", output);
+        }
+    }
+
+    [Fact]
+    public async Task The_hostile_memory_run_measures_every_shape_and_sees_it_refused()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "hostile-memory", "--seconds", "1");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info, timeout: TimeSpan.FromMinutes(3));
+
+        Assert.True(exitCode == 0, $"exit {exitCode}: {error}\n{output}");
+        Assert.Matches(@"(?m)^  quiet +\d+ +\d+ +0 ", output);
+        foreach (var shape in (string[])["info-10mb", "info-1m-fields", "errors-5mb"])
+        {
+            Assert.Matches($@"(?m)^  {shape} +\d+ +\d+ +[1-9]", output); // at least one poll refused as oversized
+        }
+    }
 }

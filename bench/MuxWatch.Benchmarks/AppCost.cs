@@ -82,6 +82,7 @@ internal static class AppCost
         builder.Logging.ClearProviders();
         builder.Configuration["MuxWatch:ProbeInterval"] = interval.ToString("c", CultureInfo.InvariantCulture);
         builder.Configuration["MuxWatch:ServerPollInterval"] = interval.ToString("c", CultureInfo.InvariantCulture);
+        builder.Configuration["MuxWatch:PingInterval"] = interval.ToString("c", CultureInfo.InvariantCulture); // a PING every cycle, as the figures were taken
         builder.Services.AddMuxWatch().UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry()).AddMultiplexer("app", _ => multiplexer);
         var host = builder.Build();
         await host.StartAsync();

@@ -130,6 +130,7 @@ internal static class ProbeScaling
         builder.Logging.ClearProviders();
         builder.Configuration["MuxWatch:ProbeInterval"] = interval.ToString("c", CultureInfo.InvariantCulture);
         builder.Configuration["MuxWatch:ServerPollInterval"] = interval.ToString("c", CultureInfo.InvariantCulture);
+        builder.Configuration["MuxWatch:PingInterval"] = interval.ToString("c", CultureInfo.InvariantCulture); // a PING every cycle, as the figures were taken
         builder.Configuration["MuxWatch:ServerPolling"] = polling ? "true" : "false";
         var muxWatch = builder.Services.AddMuxWatch().UseMetricsRegistry(registry);
         for (var i = 0; i < multiplexers.Length; i++)

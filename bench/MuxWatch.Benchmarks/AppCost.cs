@@ -152,7 +152,8 @@ internal static class AppCost
         return sorted.Count % 2 == 1 ? sorted[sorted.Count / 2] : (sorted[(sorted.Count / 2) - 1] + sorted[sorted.Count / 2]) / 2;
     }
 
-    private sealed class DiscardingPublisher : IHealthCheckPublisher
+    /// <summary>Drops the health reports, noting the first (shared with idle-cost).</summary>
+    internal sealed class DiscardingPublisher : IHealthCheckPublisher
     {
         public TaskCompletionSource FirstReport { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 

@@ -62,18 +62,12 @@ internal static class HostileMemory
         var end = DateTimeOffset.UtcNow.AddSeconds(seconds);
         while (DateTimeOffset.UtcNow < end)
         {
-            peak = Math.Max(peak, ResidentMegabytes(service.ProcessId));
+            peak = Math.Max(peak, SidecarScale.ResidentMegabytes(service.ProcessId));
             await Task.Delay(50);
         }
 
         var refused = (await MetricsText.ScrapeAsync(service.Client)).Value("muxwatch_server_poll_failures_total", ("endpoint", hostile.EndPoint), ("reason", "oversized")) ?? 0;
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"  {shape,-16} {peak,8:F0} {ResidentMegabytes(service.ProcessId),8:F0} {refused,14:F0} {Volatile.Read(ref infos),10}"));
-    }
-
-    private static double ResidentMegabytes(int pid)
-    {
-        var line = File.ReadLines($"/proc/{pid}/status").First(l => l.StartsWith("VmRSS:", StringComparison.Ordinal));
-        return long.Parse(line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1], CultureInfo.InvariantCulture) / 1024.0;
+            $"  {shape,-16} {peak,8:F0} {SidecarScale.ResidentMegabytes(service.ProcessId),8:F0} {refused,14:F0} {Volatile.Read(ref infos),10}"));
     }
 }

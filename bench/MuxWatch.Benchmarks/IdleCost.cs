@@ -91,7 +91,7 @@ internal static class IdleCost
                 options.Delay = TimeSpan.Zero;
                 options.Period = TimeSpan.FromSeconds(1);
             });
-            builder.Services.AddSingleton<IHealthCheckPublisher, DiscardingPublisher>();
+            builder.Services.AddSingleton<IHealthCheckPublisher, AppCost.DiscardingPublisher>();
         }
 
         await using var app = builder.Build();
@@ -108,10 +108,5 @@ internal static class IdleCost
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{variant} {first:F3} {steady:F3}"));
         await app.StopAsync();
         return 0;
-    }
-
-    private sealed class DiscardingPublisher : IHealthCheckPublisher
-    {
-        public Task PublishAsync(HealthReport report, CancellationToken cancellationToken) => Task.CompletedTask;
     }
 }

@@ -216,7 +216,7 @@ internal static class SidecarScale
     }
 
     /// <summary>The resident set (what <c>ps</c> and the kubelet call the working set, near enough) from <c>/proc</c>.</summary>
-    private static double ResidentMegabytes(int pid)
+    internal static double ResidentMegabytes(int pid)
     {
         var line = File.ReadLines($"/proc/{pid}/status").First(l => l.StartsWith("VmRSS:", StringComparison.Ordinal));
         return long.Parse(line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1], CultureInfo.InvariantCulture) / 1024.0;

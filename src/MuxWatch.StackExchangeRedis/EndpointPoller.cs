@@ -24,7 +24,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
     /// <summary>Slow-log entries read per poll; the count of new entries stays exact beyond it (by id).</summary>
     internal const int SlowlogBatch = ServerStateTracker.MaxSlowlogEntriesPerPoll;
 
-    private const int MaxErrorChars = 300;
+    private const int MaxKeptErrorChars = 300;
 
     /// <summary>The busy cadence's floor: while something runs or waits, a poll every second (or every cycle, if slower).</summary>
     internal static readonly TimeSpan BusyInterval = TimeSpan.FromSeconds(1);
@@ -275,7 +275,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         var redacted = SecretRedactor.Redact(message.Length > ReplyLimits.MaxErrorChars ? message[..ReplyLimits.MaxErrorChars] : message);
         return new ServerPollResult(endpoint, started, time.GetUtcNow())
         {
-            Error = redacted.Length > MaxErrorChars ? redacted[..MaxErrorChars] : redacted,
+            Error = redacted.Length > MaxKeptErrorChars ? redacted[..MaxKeptErrorChars] : redacted,
             ErrorReason = reason,
         };
     }

@@ -26,7 +26,8 @@ public static class MuxWatchEndpointRouteBuilderExtensions
 
     /// <summary>
     /// Maps <c>GET {prefix}/timeouts?limit=N</c> (the recent timeouts, newest first, with cause,
-    /// evidence and advice), <c>GET {prefix}/status</c> (counts by cause, dropped captures, the probe
+    /// evidence and advice), <c>GET {prefix}/timeouts/{id}</c> (one of them, 404 once pushed out),
+    /// <c>GET {prefix}/status</c> (counts by cause, dropped captures, the probe
     /// loop), <c>GET {prefix}/targets</c> (each watched multiplexer: state, last probe, last error,
     /// servers and their polling; secrets redacted) and <c>GET {prefix}/events?endpoint=host:port&amp;limit=N</c>
     /// (each polled endpoint's timeline: saves, rewrites, forks, slow commands, restarts).
@@ -44,6 +45,9 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         // Listings are the largest answers: a few at once, the rest refused at once (429), never queued.
         var listings = new ConcurrencyLimiter(new ConcurrencyLimiterOptions { PermitLimit = MaxConcurrentListings, QueueLimit = 0 });
         group.MapGet("/timeouts", (HttpContext context, RecentTimeouts recent, int? limit, long? before) => ListTimeouts(context, listings, recent, limit, before));
+        group.MapGet("/timeouts/{id:long}", (RecentTimeouts recent, long id) => recent.Find(id) is { } timeout
+            ? Results.Json(TimeoutAnswer.From(timeout), MuxWatchJson.TypeInfo<TimeoutAnswer>())
+            : Problems.Result(StatusCodes.Status404NotFound, $"no kept timeout has the id {id}: the newest {recent.Capacity} are kept"));
         group.MapGet("/status", (MuxWatchStatus status) => Results.Json(status.Read(), MuxWatchJson.TypeInfo<StatusAnswer>()));
         group.MapGet("/targets", (IEnumerable<ITargetStatusSource> sources) =>
             Results.Json(new TargetsAnswer([.. sources.SelectMany(source => source.Targets())]), MuxWatchJson.TypeInfo<TargetsAnswer>()));
@@ -61,6 +65,34 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         ArgumentNullException.ThrowIfNull(endpoints);
         var registry = endpoints.ServiceProvider.GetRequiredService<MuxWatchMetrics>().Registry;
         return endpoints.MapMetrics(pattern, registry);
+    }
+
+    /// <summary>
+    /// Serves the status page at <c>{prefix}/</c>: the targets, the recent timeouts with their causes,
+    /// and per endpoint a timeline of the last hour with the timeouts drawn against the server's saves,
+    /// rewrites, forks, slow commands and restarts; selecting a timeout shows its diagnosis and the
+    /// events in its waiting window. The page reads the JSON API mapped by <see cref="MapMuxWatchApi"/>
+    /// at <paramref name="apiPrefix"/> and refreshes itself every 5 s.
+    /// </summary>
+    /// <remarks>
+    /// The page itself holds no data; the API does. Protect both the same way, for example
+    /// <c>app.MapMuxWatchPage().RequireAuthorization("ops")</c> beside
+    /// <c>app.MapMuxWatchApi().RequireAuthorization("ops")</c>. When the API answers 401 (a bearer
+    /// token in front of it), the page asks for the token and keeps it in the browser tab only.
+    /// </remarks>
+    public static RouteGroupBuilder MapMuxWatchPage(this IEndpointRouteBuilder endpoints, string prefix = "/muxwatch", string apiPrefix = "/muxwatch")
+    {
+        ArgumentNullException.ThrowIfNull(endpoints);
+        ArgumentException.ThrowIfNullOrEmpty(prefix);
+        ArgumentException.ThrowIfNullOrEmpty(apiPrefix);
+        if (prefix[0] != '/' || apiPrefix[0] != '/')
+        {
+            throw new ArgumentException($"the page's prefix ('{prefix}') and the API's ('{apiPrefix}') must start with '/'");
+        }
+
+        var group = endpoints.MapGroup(prefix);
+        MuxWatch.AspNetCore.Page.StatusPage.Map(group, prefix, apiPrefix);
+        return group;
     }
 
     private static IResult ListEvents(ServerTimelines timelines, string? endpoint, int? limit)

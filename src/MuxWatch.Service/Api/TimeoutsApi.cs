@@ -41,9 +41,14 @@ internal static partial class TimeoutsApi
         // the sidecar adds POST, and the token guards the whole group.
         var api = endpoints.MapMuxWatchApi("/api").AddEndpointFilter<BearerTokenFilter>();
         api.MapPost("/timeouts", PostAsync).WithRequestTimeout(PostPolicy);
+
+        // The status page at /: it holds no data and reads the API above, so it needs no token of its own
+        // (it asks the user for the API's), and it is served wherever the API is.
+        var page = endpoints.MapMuxWatchPage("/", "/api");
         if (endpoints.ServiceProvider.GetRequiredService<IOptions<ApiOptions>>().Value.Port is { } port)
         {
             api.RequireHost($"*:{port}"); // the API on a port of its own, e.g. one a network policy keeps private
+            page.RequireHost($"*:{port}");
         }
 
         return endpoints;

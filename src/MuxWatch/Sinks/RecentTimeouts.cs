@@ -55,6 +55,25 @@ public sealed class RecentTimeouts : ITimeoutSink
         }
     }
 
+    /// <summary>The kept timeout numbered <paramref name="id"/>, or null when it was never recorded or has been pushed out.</summary>
+    public ObservedTimeout? Find(long id)
+    {
+        lock (_gate)
+        {
+            // A scan of at most Capacity entries: a page's lookup, not a hot path.
+            var kept = Math.Min(_added, _ring.Length);
+            for (var i = 0L; i < kept; i++)
+            {
+                if (_ring[(_added - 1 - i) % _ring.Length] is { } timeout && timeout.Id == id)
+                {
+                    return timeout;
+                }
+            }
+
+            return null;
+        }
+    }
+
     /// <summary>Up to <paramref name="limit"/> timeouts, newest first; only those with an id below <paramref name="before"/> when given (the next page).</summary>
     public IReadOnlyList<ObservedTimeout> Newest(int limit = int.MaxValue, long? before = null)
     {

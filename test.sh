@@ -51,6 +51,7 @@ install_prerequisites() {
   python3 -c "import yaml" >/dev/null 2>&1 || missing+=(python3-yaml)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   command -v node >/dev/null 2>&1 || missing+=(nodejs)
   command -v npm >/dev/null 2>&1 || missing+=(npm)
   if [ ${#missing[@]} -eq 0 ]; then return 0; fi

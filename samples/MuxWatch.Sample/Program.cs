@@ -28,5 +28,6 @@ app.MapGet("/cache/{key}", async (string key, IConnectionMultiplexer multiplexer
 
 app.MapMuxWatchMetrics();   // GET /metrics
 app.MapMuxWatchApi();       // GET /muxwatch/timeouts, /status, /targets, /events
+app.MapMuxWatchPage();      // GET /muxwatch/: the status page
 
 app.Run();

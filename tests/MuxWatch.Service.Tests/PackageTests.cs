@@ -56,6 +56,11 @@ public sealed class PackageTests(PackedMuxWatch packed, ITestOutputHelper output
             .Where(s => s.Value > 0).ToList();
         output.WriteLine($"StackExchange.Redis {redisVersion}: {timedOut} requests timed out; counted {string.Join(", ", counted.Select(s => $"{s.Labels["cause"]}={s.Value}"))}");
         Assert.All(counted, s => Assert.Contains(s.Labels["cause"], (string[])["server-stall", "slow-command"]));
+
+        // The status page travels inside the package: its page and script are served from the packed assembly.
+        var page = await client.GetStringAsync(new Uri("/muxwatch/", UriKind.Relative));
+        Assert.Contains("data-api=\"/muxwatch\"", page, StringComparison.Ordinal);
+        Assert.Contains("refresh()", await client.GetStringAsync(new Uri("/muxwatch/muxwatch.js", UriKind.Relative)), StringComparison.Ordinal);
     }
 
     [Fact]

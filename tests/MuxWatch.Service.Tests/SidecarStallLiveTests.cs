@@ -1,6 +1,5 @@
 using System.Text.Json;
 using MuxWatch.Testing;
-using StackExchange.Redis;
 
 namespace MuxWatch.Service.Tests;
 
@@ -46,13 +45,15 @@ public sealed class SidecarStallLiveTests : IAsyncLifetime
         await Eventually.UntilAsync(async () =>
         {
             using var listed = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative)));
-            // This target's: hosted in memory, the sidecar's first-chance catcher also sees what other tests in this process throw.
-            recorded = [.. listed.RootElement.GetProperty("timeouts").EnumerateArray().Where(t => t.GetProperty("endpoint").GetString() == _redis.EndPoint).Select(t => t.Clone())];
+            // This target's (its multiplexer is named after it): hosted in memory, the sidecar's first-chance catcher also
+            // sees what other tests in this process throw. Not by endpoint: a failure whose endpoint went unread must count too.
+            recorded = [.. listed.RootElement.GetProperty("timeouts").EnumerateArray().Where(t => t.GetProperty("multiplexer").GetString() == "stalling").Select(t => t.Clone())];
             return recorded.Count > 0 && recorded.All(t => t.GetProperty("settled").GetBoolean());
         }, "the probe's timeouts recorded and settled after the stall", TimeSpan.FromSeconds(45));
 
         Assert.All(recorded, t =>
         {
+            Assert.Equal(_redis.EndPoint, t.GetProperty("endpoint").GetString());
             Assert.True(t.GetProperty("cause").GetString() == "slow-command", t.ToString());
             Assert.Equal("probe", t.GetProperty("source").GetString());
             Assert.All(t.GetProperty("evidence").EnumerateArray().Select(e => e.GetString()!).Where(e => e.StartsWith("persistence: ", StringComparison.Ordinal)),
@@ -63,13 +64,10 @@ public sealed class SidecarStallLiveTests : IAsyncLifetime
             Assert.Contains(recorded, t => t.GetProperty("causes").EnumerateArray().Any(c => c.GetString() == "persistence"));
         }
 
-        if (typeof(ConnectionMultiplexer).Assembly.GetName().Version!.Major >= 3)
-        {
-            // The connection 3.x gave up on: the message alone says connection-loss, the slow log says why.
-            Assert.Contains(recorded, t =>
-                t.GetProperty("causes").EnumerateArray().Any(c => c.GetString() == "connection-loss")
-                && t.GetProperty("evidence").EnumerateArray().Any(e => e.GetString()!.StartsWith("why: slow-command outranks connection-loss", StringComparison.Ordinal)));
-        }
+        // The connection 3.x gives up on (most runs, about 4 s in; not every run, so not required): the message
+        // alone says connection-loss, the slow log says why. Every such failure, whatever its form.
+        Assert.All(recorded.Where(t => t.GetProperty("causes").EnumerateArray().Any(c => c.GetString() == "connection-loss")), t =>
+            Assert.Contains(t.GetProperty("evidence").EnumerateArray(), e => e.GetString()!.StartsWith("why: slow-command outranks connection-loss", StringComparison.Ordinal)));
 
         var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
         Assert.Equal(recorded.Count, metrics.Value("muxwatch_timeouts_total", mux, ("cause", "slow-command")));

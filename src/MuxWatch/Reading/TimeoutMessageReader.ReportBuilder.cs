@@ -84,6 +84,13 @@ public static partial class TimeoutMessageReader
                 endpoint = endpoint[..slash];
             }
 
+            // 3.x names a connection "Interactive#3@127.0.0.1:6379" (type, number, endpoint); no endpoint holds an '@'.
+            var at = endpoint.LastIndexOf('@');
+            if (at >= 0)
+            {
+                endpoint = endpoint[(at + 1)..];
+            }
+
             var colon = endpoint.LastIndexOf(':');
             if (endpoint.Length is > 2 and <= 100 && colon > 0 && colon < endpoint.Length - 1
                 && endpoint.AsSpan(colon + 1).ContainsAnyExceptInRange('0', '9') is false

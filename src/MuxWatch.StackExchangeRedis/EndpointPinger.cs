@@ -39,7 +39,7 @@ internal sealed class EndpointPinger(string multiplexer, MuxWatchMetrics metrics
                 await server.PingAsync().WaitAsync(probeTimeout, time, stopping).ConfigureAwait(false);
             }
 
-            endpoint.Series.Ping.Observe(Stopwatch.GetElapsedTime(started).TotalSeconds);
+            endpoint.Series.ObservePing(Stopwatch.GetElapsedTime(started).TotalSeconds);
             outcome.Succeeded(endpoint, time.GetUtcNow());
         }
         catch (OperationCanceledException) when (stopping.IsCancellationRequested)

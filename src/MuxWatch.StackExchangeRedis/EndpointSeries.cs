@@ -22,4 +22,7 @@ internal sealed class EndpointSeries(MuxWatchMetrics metrics, string multiplexer
     public Prometheus.Histogram.Child Ping => field ??= metrics.Ping.WithLabels(multiplexer, endpoint);
 
     public Prometheus.Gauge.Child LastProbeSuccess => field ??= metrics.LastProbeSuccess.WithLabels(multiplexer, endpoint);
+
+    /// <summary>One PING round trip: into the histogram, and into the MuxWatch meter when one publishes.</summary>
+    public void ObservePing(double seconds) => metrics.ObservePing(Ping, multiplexer, endpoint, seconds);
 }

@@ -48,6 +48,9 @@ public sealed partial class MetricsText
         return new MetricsText(await client.GetStringAsync(new Uri(path, UriKind.Relative)).ConfigureAwait(false));
     }
 
+    /// <summary>Every family the scrape declares (its <c># TYPE</c> lines).</summary>
+    public IReadOnlyCollection<string> FamilyNames => _families;
+
     /// <summary>True when the scrape declares the family (a <c># TYPE</c> line).</summary>
     public bool HasFamily(string name) => _families.Contains(name);
 

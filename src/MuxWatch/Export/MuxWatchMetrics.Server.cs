@@ -93,6 +93,14 @@ public sealed partial class MuxWatchMetrics
     /// <summary>Removes every series of one endpoint (it is no longer polled).</summary>
     public void RemoveServerEndpoint(string endpoint)
     {
+        lock (SeriesGate)
+        {
+            RemoveServerEndpointUngated(endpoint);
+        }
+    }
+
+    private void RemoveServerEndpointUngated(string endpoint)
+    {
         foreach (var collector in (Collector[])[ServerBgsaveInProgress, ServerAofRewriteInProgress, ServerModuleForkInProgress, ServerLoading,
                      ServerLatestForkSeconds, ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds,
                      ServerCowSizeBytes, ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries,

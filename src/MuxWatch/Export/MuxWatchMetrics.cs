@@ -75,7 +75,7 @@ public sealed partial class MuxWatchMetrics
             // Ten buckets, not seventeen: this histogram is repeated per endpoint, and its buckets were half of
             // a 500-endpoint scrape (probe-scaling). Enough to tell a LAN round trip (< 1 ms) from queueing
             // (ms) from a stall (s).
-            new HistogramConfiguration { Buckets = [0.0005, 0.001, 0.0025, 0.005, 0.025, 0.1, 0.5, 2.5, 10] });
+            new HistogramConfiguration { Buckets = PingBuckets });
         PingFailures = factory.CreateCounter("muxwatch_ping_failures_total",
             "PINGs that failed, by reason (timeout, connection, disposed, error).", ["multiplexer", "endpoint", "reason"]);
         LastProbeSuccess = factory.CreateGauge("muxwatch_last_probe_success_timestamp_seconds",
@@ -101,7 +101,7 @@ public sealed partial class MuxWatchMetrics
 
         ProbeCycle = factory.CreateHistogram("muxwatch_probe_cycle_seconds",
             "How long one probe cycle took (sampling only: PINGs complete on their own).", [],
-            new HistogramConfiguration { Buckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] });
+            new HistogramConfiguration { Buckets = ProbeCycleBuckets });
         ProbeFailures = factory.CreateCounter("muxwatch_probe_failures_total",
             "Probe work that failed, by probe and reason; the loop goes on.", ["probe", "reason"]);
         CaptureDropped = factory.CreateCounter("muxwatch_capture_dropped_total",
@@ -113,6 +113,50 @@ public sealed partial class MuxWatchMetrics
             ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds, ServerCowSizeBytes,
             ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,
             ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess, ServerClockOffsetSeconds) = CreateServerFamilies(factory);
+
+        Families =
+        [
+            Timeouts, LastTimeoutSentAwaitingResponse, LastTimeoutPendingUnsent, LastTimeoutInboundBytes, LastTimeoutBusyWorkerThreads,
+            LastTimeoutTimestamp, Connected, SentAwaitingResponse, PendingUnsent, Operations, Reconnects, Subscriptions, Ping, PingFailures,
+            LastProbeSuccess, HeartbeatAge, ClientTimeouts, EndpointsOverBudget, ConnectionEvents, ThreadPoolBusy, ThreadPoolMin, ThreadPoolMax,
+            ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted, ProbeCycle, ProbeFailures, CaptureDropped, CorrelationPending,
+            ServerBgsaveInProgress, ServerAofRewriteInProgress, ServerModuleForkInProgress, ServerLoading, ServerLatestForkSeconds,
+            ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds, ServerCowSizeBytes,
+            ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,
+            ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess, ServerClockOffsetSeconds,
+        ];
+    }
+
+    /// <summary>The PING histogram's buckets, 0.5 ms to 10 s: a LAN round trip, queueing, a stall.</summary>
+    internal static double[] PingBuckets { get; } = [0.0005, 0.001, 0.0025, 0.005, 0.025, 0.1, 0.5, 2.5, 10];
+
+    /// <summary>The probe-cycle histogram's buckets, 0.1 ms to 2.5 s.</summary>
+    internal static double[] ProbeCycleBuckets { get; } = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+    /// <summary>Every family, in the order /metrics lists them: what a <see cref="MuxWatchMeter"/> publishes.</summary>
+    internal IReadOnlyList<Collector> Families { get; }
+
+    /// <summary>Taken while series are removed, and while a <see cref="MuxWatchMeter"/> reads them: a read never brings a removed series back.</summary>
+    internal Lock SeriesGate { get; } = new();
+
+    /// <summary>The meter that publishes these families too, if any.</summary>
+    private MuxWatchMeter? _meter;
+
+    internal void AttachMeter(MuxWatchMeter meter) => _meter = meter;
+
+    /// <summary>Records one PING round trip of <paramref name="endpoint"/> into its histogram <paramref name="series"/>, and into the meter when one publishes.</summary>
+    public void ObservePing(Histogram.Child series, string multiplexer, string endpoint, double seconds)
+    {
+        ArgumentNullException.ThrowIfNull(series);
+        series.Observe(seconds);
+        _meter?.Ping.Record(seconds, new KeyValuePair<string, object?>("multiplexer", multiplexer), new KeyValuePair<string, object?>("endpoint", endpoint));
+    }
+
+    /// <summary>Records how long one probe cycle took.</summary>
+    internal void ObserveProbeCycle(double seconds)
+    {
+        ProbeCycle.Observe(seconds);
+        _meter?.ProbeCycle.Record(seconds);
     }
 
     /// <summary>The registry the families live in.</summary>
@@ -269,6 +313,14 @@ public sealed partial class MuxWatchMetrics
     /// <summary>Removes the timeout series of one posted multiplexer/endpoint pair whose label place was given up.</summary>
     private void RemoveTimeoutSeries(string pair)
     {
+        lock (SeriesGate)
+        {
+            RemoveTimeoutSeriesUngated(pair);
+        }
+    }
+
+    private void RemoveTimeoutSeriesUngated(string pair)
+    {
         var separator = pair.IndexOf('\n', StringComparison.Ordinal);
         var (multiplexer, endpoint) = (pair[..separator], pair[(separator + 1)..]);
         foreach (var labels in Timeouts.GetAllLabelValues().Where(l => l.Length > 1 && l[0] == multiplexer && l[1] == endpoint).ToList())
@@ -284,6 +336,14 @@ public sealed partial class MuxWatchMetrics
 
     /// <summary>Removes every series of one multiplexer (it was disposed or unregistered).</summary>
     public void RemoveMultiplexer(string multiplexer)
+    {
+        lock (SeriesGate)
+        {
+            RemoveMultiplexerUngated(multiplexer);
+        }
+    }
+
+    private void RemoveMultiplexerUngated(string multiplexer)
     {
         // Its timeouts stay counted; only the series initialized at 0 and never moved go with it.
         foreach (var labels in Timeouts.GetAllLabelValues().Where(l => l.Length > 0 && l[0] == multiplexer).ToList())

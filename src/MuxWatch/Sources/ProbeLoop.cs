@@ -91,7 +91,7 @@ internal sealed partial class ProbeLoop(
             }
         }
 
-        metrics.ProbeCycle.Observe(Stopwatch.GetElapsedTime(started).TotalSeconds);
+        metrics.ObserveProbeCycle(Stopwatch.GetElapsedTime(started).TotalSeconds);
         health.CycleCompleted(time.GetUtcNow());
     }
 

@@ -13,6 +13,9 @@ internal sealed record MultiplexerRegistration(
     bool Owned,
     string? DisplayConfiguration)
 {
+    /// <summary>True when MuxWatch measures its pub/sub delivery lag (<c>MeasurePubSubLag</c>): it then publishes on a channel of its own.</summary>
+    public bool MeasurePubSubLag { get; init; }
+
     /// <summary>A registration for a connection string: MuxWatch connects in the background, never failing start-up.</summary>
     /// <param name="name">The multiplexer's name.</param>
     /// <param name="connectionString">A StackExchange.Redis configuration string.</param>

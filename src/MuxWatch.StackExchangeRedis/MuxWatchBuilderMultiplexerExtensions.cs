@@ -68,6 +68,27 @@ public static class MuxWatchBuilderMultiplexerExtensions
         return builder;
     }
 
+    /// <summary>
+    /// Measures the pub/sub delivery lag of the watched multiplexer <paramref name="name"/> (added before
+    /// with <c>AddMultiplexer</c>): every probe cycle MuxWatch publishes a small stamped message through it
+    /// on a channel of its own and subscribes to that channel through it, and exports how late each
+    /// arrives (<c>muxwatch_pubsub_*</c>) and the subscription connection's counters
+    /// (<c>muxwatch_subscription_*</c>). Opt-in because it publishes: one PUBLISH a cycle, at most 64
+    /// outstanding, on a channel no one else uses.
+    /// </summary>
+    /// <exception cref="ArgumentException">No multiplexer named <paramref name="name"/> was added.</exception>
+    public static MuxWatchBuilder MeasurePubSubLag(this MuxWatchBuilder builder, string name)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        var descriptor = builder.Services.FirstOrDefault(d => d.ServiceType == typeof(MultiplexerRegistration)
+            && d.ImplementationInstance is MultiplexerRegistration registration
+            && string.Equals(registration.Name, name, StringComparison.OrdinalIgnoreCase))
+            ?? throw new ArgumentException($"MeasurePubSubLag: no multiplexer named '{name}' was added; call AddMultiplexer(\"{name}\", ...) first.", nameof(name));
+        builder.Services.Remove(descriptor);
+        builder.Services.AddSingleton(((MultiplexerRegistration)descriptor.ImplementationInstance!) with { MeasurePubSubLag = true });
+        return builder;
+    }
+
     private static MuxWatchBuilder Add(MuxWatchBuilder builder, string name, MultiplexerRegistration registration)
     {
         ArgumentNullException.ThrowIfNull(builder);

@@ -39,6 +39,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     private readonly ConnectionEventCounter _events;
     private readonly ProbeOutcome _outcome;
     private readonly EndpointPinger _pinger;
+    private readonly PubSubLagProbe? _pubSub;
     private readonly ILogger _logger;
     private readonly Lock _gate = new();
 
@@ -62,6 +63,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         _events = new ConnectionEventCounter(metrics, registration.Name, _eventEndpoints);
         _outcome = new ProbeOutcome(time);
         _pinger = new EndpointPinger(registration.Name, metrics, _outcome, time);
+        _pubSub = registration.MeasurePubSubLag ? new PubSubLagProbe(registration.Name, metrics) : null;
         _logger = services.GetService<ILoggerFactory>()?.CreateLogger(typeof(WatchedMultiplexer).FullName!) ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
     }
 
@@ -141,6 +143,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             ReadStatus(multiplexer);
         }
 
+        _pubSub?.Sample(multiplexer, probeTimeout);
         _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
     }
 
@@ -240,6 +243,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         }
 
         _events.Detach(multiplexer);
+        _pubSub?.Stop();
         if (_registration.Owned)
         {
             await multiplexer.DisposeAsync().ConfigureAwait(false);
@@ -372,6 +376,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
 
         _state = "disposed";
         _pinger.Reset();
+        _pubSub?.Stop();
         _endpoints.Clear(); // their cached series were removed below; a new instance starts afresh
         _metrics.RemoveMultiplexer(Name);
         lock (_gate)

@@ -2,6 +2,10 @@
 //   MuxWatch.TestApp starve <host:port>   starve the pool until a real GET times out; print each recorded timeout as a JSON line,
 //                                        then the metrics MuxWatch exported while the pool was starved, each line prefixed "metrics: "
 //   MuxWatch.TestApp storm <count>        throw <count> distinct RedisTimeoutExceptions on 4 threads; print what MuxWatch accounted for
+//   MuxWatch.TestApp pubsub <host:port>   an app whose handler-based subscription sleeps 1 s per message while 100 messages a second
+//                                        arrive, its multiplexer watched with MeasurePubSubLag: print "slow: <lag>" once MuxWatch's
+//                                        delivery lag passes the sleep, then make the handler fast and print "fast: <lag>" once the lag
+//                                        is back under 250 ms, then the muxwatch_pubsub_ lines, each prefixed "metrics: "; exit 1 on a deadline
 //   MuxWatch.TestApp stall <host:port> [bgsave]
 //                                        an app on its own default pool (2 cores: minimum 2) watching its multiplexer at the defaults:
 //                                        50 async GETs and a sync GET in flight while the server sleeps in DEBUG SLEEP 2 (with a BGSAVE
@@ -41,6 +45,13 @@ if (args is ["stall", var stallEndpoint, ..])
     watched.AddMultiplexer("app", _ => stallingApp);
 }
 
+ConnectionMultiplexer? subscribingApp = null;
+if (args is ["pubsub", var pubSubEndpoint])
+{
+    subscribingApp = await ConnectionMultiplexer.ConnectAsync($"{pubSubEndpoint},abortConnect=false");
+    watched.AddMultiplexer("app", _ => subscribingApp).MeasurePubSubLag("app");
+}
+
 using var host = builder.Build();
 await host.StartAsync();
 
@@ -48,6 +59,7 @@ var exitCode = args switch
 {
     ["starve", var endpoint] => await StarveAsync(host.Services, endpoint, registry),
     ["storm", var count] when int.TryParse(count, out var n) && n > 0 => await StormAsync(host.Services, n),
+    ["pubsub", _] => await PubSubAsync(subscribingApp!, registry),
     ["stall", var endpoint, .. var rest] => await StallAsync(host.Services, stallingApp!, endpoint, rest is ["bgsave"], registry),
     _ => 2,
 };
@@ -55,6 +67,11 @@ await host.StopAsync();
 if (stallingApp is not null)
 {
     await stallingApp.DisposeAsync();
+}
+
+if (subscribingApp is not null)
+{
+    await subscribingApp.DisposeAsync();
 }
 
 return exitCode;
@@ -275,6 +292,90 @@ static async Task WaitUntilBlockedAsync(string endpoint)
     }
 
     throw new TimeoutException("the server never stopped answering after DEBUG SLEEP");
+}
+
+static async Task<int> PubSubAsync(ConnectionMultiplexer app, CollectorRegistry registry)
+{
+    // The app's own subscription, handled the default way (a handler: the client runs it on a pool thread
+    // per message), by a handler that blocks: the pool runs short of threads and every delivery waits.
+    var slow = 1;
+    var subscriber = app.GetSubscriber();
+    var channel = new RedisChannel("app-events", RedisChannel.PatternMode.Literal);
+    await subscriber.SubscribeAsync(channel, (_, _) =>
+    {
+        if (Volatile.Read(ref slow) == 1)
+        {
+            Thread.Sleep(1000);
+        }
+    });
+
+    using var publishing = new CancellationTokenSource();
+    var publisher = Task.Run(async () =>
+    {
+        while (!publishing.IsCancellationRequested)
+        {
+            for (var i = 0; i < 10; i++)
+            {
+                await subscriber.PublishAsync(channel, "event", CommandFlags.FireAndForget);
+            }
+
+            await Task.Delay(100); // pacing the app's traffic (100 a second), not waiting for a condition
+        }
+    });
+
+    try
+    {
+        var lag = await WaitForLagAsync(registry, lag => lag > 1.0, TimeSpan.FromSeconds(60));
+        if (lag is null)
+        {
+            return 1;
+        }
+
+        Console.WriteLine(FormattableString.Invariant($"slow: {lag}"));
+        Volatile.Write(ref slow, 0);
+        lag = await WaitForLagAsync(registry, lag => lag < 0.25, TimeSpan.FromSeconds(90));
+        if (lag is null)
+        {
+            return 1;
+        }
+
+        Console.WriteLine(FormattableString.Invariant($"fast: {lag}"));
+        foreach (var line in (await RenderAsync(registry)).Split('\n').Where(l => l.StartsWith("muxwatch_pubsub_", StringComparison.Ordinal) || l.StartsWith("muxwatch_subscription_", StringComparison.Ordinal)))
+        {
+            Console.WriteLine("metrics: " + line);
+        }
+
+        return 0;
+    }
+    finally
+    {
+        await publishing.CancelAsync();
+        await publisher;
+    }
+}
+
+static async Task<double?> WaitForLagAsync(CollectorRegistry registry, Func<double, bool> condition, TimeSpan within)
+{
+    var deadline = DateTime.UtcNow + within;
+    while (DateTime.UtcNow < deadline)
+    {
+        var line = (await RenderAsync(registry)).Split('\n').FirstOrDefault(l => l.StartsWith("muxwatch_pubsub_lag_seconds{", StringComparison.Ordinal));
+        if (line is not null && double.TryParse(line[(line.LastIndexOf(' ') + 1)..], System.Globalization.CultureInfo.InvariantCulture, out var lag) && condition(lag))
+        {
+            return lag;
+        }
+
+        await Task.Delay(50);
+    }
+
+    return null;
+}
+
+static async Task<string> RenderAsync(CollectorRegistry registry)
+{
+    using var text = new MemoryStream();
+    await registry.CollectAndExportAsTextAsync(text);
+    return System.Text.Encoding.UTF8.GetString(text.ToArray());
 }
 
 static async Task WaitAsync(Func<bool> condition)

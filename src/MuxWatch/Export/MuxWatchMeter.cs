@@ -24,6 +24,7 @@ public sealed class MuxWatchMeter : IDisposable
 
     private readonly Meter _meter;
     private readonly MuxWatchMetrics _metrics;
+    private readonly Dictionary<Prometheus.Histogram, Histogram<double>> _histograms = [];
 
     /// <summary>Creates the meter through <paramref name="factory"/> and publishes <paramref name="metrics"/>' families in it.</summary>
     public MuxWatchMeter(IMeterFactory factory, MuxWatchMetrics metrics)
@@ -39,18 +40,26 @@ public sealed class MuxWatchMeter : IDisposable
             Publish(family);
         }
 
-        Ping = _meter.CreateHistogram(InstrumentName(metrics.Ping.Name, out var pingUnit), pingUnit, metrics.Ping.Help,
-            advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = MuxWatchMetrics.PingBuckets });
-        ProbeCycle = _meter.CreateHistogram(InstrumentName(metrics.ProbeCycle.Name, out var cycleUnit), cycleUnit, metrics.ProbeCycle.Help,
-            advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = MuxWatchMetrics.ProbeCycleBuckets });
         metrics.AttachMeter(this);
     }
 
-    /// <summary>PING round trips, recorded as they are observed.</summary>
-    internal Histogram<double> Ping { get; }
+    /// <summary>Records one observation of a histogram <paramref name="family"/> with its label values.</summary>
+    internal void Record(Prometheus.Histogram family, ReadOnlySpan<string> labelValues, double value)
+    {
+        if (!_histograms.TryGetValue(family, out var histogram))
+        {
+            return;
+        }
 
-    /// <summary>Probe cycles, recorded as they are observed.</summary>
-    internal Histogram<double> ProbeCycle { get; }
+        var names = family.LabelNames;
+        Span<KeyValuePair<string, object?>> tags = new KeyValuePair<string, object?>[names.Length];
+        for (var i = 0; i < names.Length; i++)
+        {
+            tags[i] = new KeyValuePair<string, object?>(names[i], labelValues[i]);
+        }
+
+        histogram.Record(value, tags);
+    }
 
     /// <summary>
     /// The instrument name for a Prometheus family name, and its unit: <c>muxwatch_timeouts_total</c> is
@@ -98,8 +107,13 @@ public sealed class MuxWatchMeter : IDisposable
             case Gauge gauge:
                 _meter.CreateObservableGauge(name, () => Read(gauge.LabelNames, gauge.GetAllLabelValues, labels => labels.Length == 0 ? gauge.Value : gauge.WithLabels(labels).Value), unit, gauge.Help);
                 break;
+            case Prometheus.Histogram histogram:
+                // No observable histogram exists: recorded where the prometheus-net one is observed, with its buckets.
+                _histograms[histogram] = _meter.CreateHistogram(name, unit, histogram.Help,
+                    advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = MuxWatchMetrics.BucketsOf(histogram) });
+                break;
             default:
-                break; // histograms are recorded as observed (no observable histogram exists)
+                break;
         }
     }
 

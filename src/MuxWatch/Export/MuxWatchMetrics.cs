@@ -114,6 +114,7 @@ public sealed partial class MuxWatchMetrics
             ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,
             ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess, ServerClockOffsetSeconds) = CreateServerFamilies(factory);
 
+        var pubSub = CreatePubSubFamilies(factory);
         Families =
         [
             Timeouts, LastTimeoutSentAwaitingResponse, LastTimeoutPendingUnsent, LastTimeoutInboundBytes, LastTimeoutBusyWorkerThreads,
@@ -124,6 +125,7 @@ public sealed partial class MuxWatchMetrics
             ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds, ServerCowSizeBytes,
             ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,
             ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess, ServerClockOffsetSeconds,
+            .. pubSub,
         ];
     }
 
@@ -149,15 +151,25 @@ public sealed partial class MuxWatchMetrics
     {
         ArgumentNullException.ThrowIfNull(series);
         series.Observe(seconds);
-        _meter?.Ping.Record(seconds, new KeyValuePair<string, object?>("multiplexer", multiplexer), new KeyValuePair<string, object?>("endpoint", endpoint));
+        _meter?.Record(Ping, [multiplexer, endpoint], seconds);
     }
 
     /// <summary>Records how long one probe cycle took.</summary>
     internal void ObserveProbeCycle(double seconds)
     {
         ProbeCycle.Observe(seconds);
-        _meter?.ProbeCycle.Record(seconds);
+        _meter?.Record(ProbeCycle, [], seconds);
     }
+
+    /// <summary>The bucket boundaries of one of MuxWatch's histograms.</summary>
+    internal static double[] BucketsOf(Histogram family) =>
+        family.Name switch
+        {
+            "muxwatch_ping_seconds" => PingBuckets,
+            "muxwatch_probe_cycle_seconds" => ProbeCycleBuckets,
+            "muxwatch_pubsub_delivery_seconds" => PubSubDeliveryBuckets,
+            _ => throw new ArgumentException($"{family.Name} is not one of MuxWatch's histograms", nameof(family)),
+        };
 
     /// <summary>The registry the families live in.</summary>
     public CollectorRegistry Registry { get; }
@@ -355,7 +367,9 @@ public sealed partial class MuxWatchMetrics
         }
 
         foreach (var collector in (Collector[])[Connected, SentAwaitingResponse, PendingUnsent, Operations, Reconnects, Subscriptions,
-                     Ping, PingFailures, LastProbeSuccess, HeartbeatAge, ClientTimeouts, ConnectionEvents, EndpointsOverBudget])
+                     Ping, PingFailures, LastProbeSuccess, HeartbeatAge, ClientTimeouts, ConnectionEvents, EndpointsOverBudget,
+                     PubSubDelivery, PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubSubscribed,
+                     SubscriptionSentAwaitingResponse, SubscriptionPendingUnsent, SubscriptionOperations])
         {
             RemoveWhere(collector, multiplexer);
         }

@@ -1,0 +1,42 @@
+using System.Globalization;
+using MuxWatch.Testing;
+
+namespace MuxWatch.Tests.Live;
+
+/// <summary>
+/// An app like a user's (its own process, its pool at the default minimum) whose handler-based
+/// subscription blocks for 1 s on each of 100 messages a second, its multiplexer watched with
+/// <c>MeasurePubSubLag</c>: MuxWatch's delivery lag rises past the handler's sleep, and falls once the
+/// handler is fast again. Run on both ends of the client range by test.sh.
+/// </summary>
+[Trait("Category", "LiveProbe")]
+public sealed class PubSubLagLiveTests : IAsyncLifetime
+{
+    private RedisServer _redis = null!;
+
+    public async Task InitializeAsync() => _redis = await RedisServer.StartAsync();
+
+    public async Task DisposeAsync() => await _redis.DisposeAsync();
+
+    [Fact]
+    public async Task A_blocking_handler_raises_the_delivery_lag_past_its_sleep_and_a_fast_one_brings_it_down()
+    {
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.TestApp", "pubsub", _redis.EndPoint), timeout: TimeSpan.FromMinutes(3));
+        Assert.True(exitCode == 0, $"the lag did not rise past the sleep and fall again in time (exit {exitCode}): {error}\n{output}");
+        var lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        var slow = double.Parse(lines.Single(l => l.StartsWith("slow: ", StringComparison.Ordinal))["slow: ".Length..], CultureInfo.InvariantCulture);
+        var fast = double.Parse(lines.Single(l => l.StartsWith("fast: ", StringComparison.Ordinal))["fast: ".Length..], CultureInfo.InvariantCulture);
+        var metrics = new MetricsText(string.Join('\n', lines.Where(l => l.StartsWith("metrics: ", StringComparison.Ordinal)).Select(l => l["metrics: ".Length..])));
+
+        Assert.True(slow > 1.0, $"slow-phase lag {slow} s");
+        Assert.True(fast < 0.25, $"fast-phase lag {fast} s");
+
+        // Which node the channel's subscription lives on, and that it was delivered through it.
+        var on = (("multiplexer", "app"), ("endpoint", _redis.EndPoint));
+        Assert.Equal(1, metrics.Value("muxwatch_pubsub_subscribed", on.Item1, on.Item2));
+        Assert.True(metrics.Value("muxwatch_pubsub_delivery_seconds_count", on.Item1, on.Item2) > 0);
+        Assert.True(metrics.Value("muxwatch_pubsub_delivery_seconds_bucket", on.Item1, on.Item2, ("le", "1")) < metrics.Value("muxwatch_pubsub_delivery_seconds_count", on.Item1, on.Item2),
+            "some probe message took longer than the handler's 1 s sleep");
+        Assert.True(metrics.Value("muxwatch_subscription_operations_total", on.Item1, on.Item2) > 0);
+    }
+}

@@ -114,6 +114,7 @@ public sealed class MeterTests : IDisposable
     [InlineData("muxwatch_server_cow_size_bytes", "muxwatch.server.cow_size", "By")]
     [InlineData("muxwatch_threadpool_busy_threads", "muxwatch.threadpool.busy_threads", null)]
     [InlineData("muxwatch_server_slowlog_entries_total", "muxwatch.server.slowlog_entries", null)]
+    [InlineData("muxwatch_pubsub_delivery_seconds", "muxwatch.pubsub.delivery", "s")]
     public void Instrument_names_follow_the_prometheus_names(string prometheus, string instrument, string? unit)
     {
         Assert.Equal(instrument, MuxWatchMeter.InstrumentName(prometheus, out var actualUnit));

@@ -81,8 +81,8 @@ public sealed class MuxWatchMeter : IDisposable
             (name, unit) = (name[..^"_bytes".Length], "By");
         }
 
-        // The namespaces: muxwatch, and within it the server's and the thread pool's families.
-        foreach (var space in (string[])["muxwatch_server_", "muxwatch_threadpool_", "muxwatch_"])
+        // The namespaces: muxwatch, and within it the server's, the thread pool's, pub/sub's and the subscription connection's families.
+        foreach (var space in (string[])["muxwatch_server_", "muxwatch_threadpool_", "muxwatch_pubsub_", "muxwatch_subscription_", "muxwatch_"])
         {
             if (name.StartsWith(space, StringComparison.Ordinal))
             {

@@ -1,0 +1,90 @@
+using System.Diagnostics;
+using System.Globalization;
+
+namespace MuxWatch.Testing;
+
+/// <summary>
+/// A real Redis Cluster on loopback: three primaries and three replicas, Debian's <c>redis-server</c>
+/// with <c>--cluster-enabled yes</c>, formed by <c>redis-cli --cluster create --cluster-replicas 1</c>.
+/// Each node's bus port is a free port of its own (<c>--cluster-port</c>, Redis 7), not port + 10000,
+/// which may lie beyond 65535 for the ports the system hands out.
+/// </summary>
+public sealed class RedisCluster : IAsyncDisposable
+{
+    private RedisCluster(IReadOnlyList<RedisServer> nodes) => Nodes = nodes;
+
+    /// <summary>The six nodes; which are primaries is the cluster's choice (see <see cref="RoleOfAsync"/>).</summary>
+    public IReadOnlyList<RedisServer> Nodes { get; }
+
+    /// <summary>A configuration string naming one node: the client discovers the rest.</summary>
+    public string Seed => Nodes[0].EndPoint;
+
+    /// <summary>Starts six nodes, forms the cluster and waits until every node says <c>cluster_state:ok</c>.</summary>
+    public static async Task<RedisCluster> StartAsync()
+    {
+        var nodes = new List<RedisServer>();
+        try
+        {
+            for (var i = 0; i < 6; i++)
+            {
+                nodes.Add(await RedisServer.StartAsync(
+                    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
+                    "--cluster-port", FreePort.Next().ToString(CultureInfo.InvariantCulture)).ConfigureAwait(false));
+            }
+
+            var create = new ProcessStartInfo("redis-cli") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+            foreach (var argument in (string[])["--cluster", "create", .. nodes.Select(n => n.EndPoint), "--cluster-replicas", "1", "--cluster-yes"])
+            {
+                create.ArgumentList.Add(argument);
+            }
+
+            var (exitCode, output, error) = await BuiltProgram.RunAsync(create, timeout: TimeSpan.FromMinutes(1)).ConfigureAwait(false);
+            if (exitCode != 0)
+            {
+                throw new InvalidOperationException($"redis-cli --cluster create failed ({exitCode}): {output}{error}");
+            }
+
+            var cluster = new RedisCluster(nodes);
+            await Eventually.UntilAsync(async () =>
+            {
+                foreach (var node in nodes)
+                {
+                    if (!(await node.CommandAsync("CLUSTER", "INFO").ConfigureAwait(false)).Contains("cluster_state:ok", StringComparison.Ordinal))
+                    {
+                        return false;
+                    }
+                }
+
+                return true;
+            }, "every node of the cluster to say cluster_state:ok", TimeSpan.FromSeconds(60)).ConfigureAwait(false);
+            return cluster;
+        }
+        catch
+        {
+            foreach (var node in nodes)
+            {
+                await node.DisposeAsync().ConfigureAwait(false);
+            }
+
+            throw;
+        }
+    }
+
+    /// <summary><c>master</c> or <c>slave</c>, as <c>INFO replication</c> says.</summary>
+    public static async Task<string> RoleOfAsync(RedisServer node)
+    {
+        ArgumentNullException.ThrowIfNull(node);
+        var info = await node.CommandAsync("INFO", "replication").ConfigureAwait(false);
+        var line = info.Split('\n').First(l => l.StartsWith("role:", StringComparison.Ordinal));
+        return line["role:".Length..].Trim();
+    }
+
+    /// <inheritdoc />
+    public async ValueTask DisposeAsync()
+    {
+        foreach (var node in Nodes)
+        {
+            await node.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+}

@@ -2,6 +2,7 @@ using System.Net.Sockets;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
 using MuxWatch.Service.Api;
+using MuxWatch.StackExchangeRedis;
 
 namespace MuxWatch.Service;
 
@@ -142,13 +143,17 @@ internal static partial class StartupErrors
 
         foreach (var target in section.GetSection("Targets").GetChildren())
         {
-            foreach (var child in target.GetChildren().Where(c => !c.Key.Equals("Name", StringComparison.OrdinalIgnoreCase) && !c.Key.Equals("ConnectionString", StringComparison.OrdinalIgnoreCase)
-                && !c.Key.Equals("PasswordFile", StringComparison.OrdinalIgnoreCase)))
+            foreach (var child in target.GetChildren().Where(c => !KnownTargetSettings.Contains(c.Key)))
             {
                 LogUnknownSetting(logger, child.Path);
             }
         }
     }
+
+    private static readonly HashSet<string> KnownTargetSettings = new(StringComparer.OrdinalIgnoreCase)
+    {
+        nameof(TargetOptions.Name), nameof(TargetOptions.ConnectionString), nameof(TargetOptions.PasswordFile), nameof(TargetOptions.TrustedCaFile),
+    };
 
     [LoggerMessage(EventId = 50, Level = LogLevel.Warning, Message = "Unknown setting {Setting} is ignored: check its spelling against the README's configuration table")]
     private static partial void LogUnknownSetting(ILogger logger, string setting);

@@ -13,6 +13,7 @@ internal sealed class ConfiguredTargets(IOptions<TargetsOptions> options)
     public IEnumerable<MultiplexerRegistration> Registrations()
     {
         var targets = options.Value.Targets.Count == 0 ? [Default] : options.Value.Targets;
-        return targets.Select(t => MultiplexerRegistration.ForConnectionString(t.Name.Trim(), t.ConnectionString, t.ReadPassword()));
+        return targets.Select((t, i) => MultiplexerRegistration.ForConnectionString(
+            t.Name.Trim(), t.ConnectionString, t.ReadPassword(), t.ReadTrustedCa(), $"{SectionName}:{i}:TrustedCaFile"));
     }
 }

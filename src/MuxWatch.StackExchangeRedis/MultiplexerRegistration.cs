@@ -16,11 +16,17 @@ internal sealed record MultiplexerRegistration(
     /// <summary>True when MuxWatch measures its pub/sub delivery lag (<c>MeasurePubSubLag</c>): it then publishes on a channel of its own.</summary>
     public bool MeasurePubSubLag { get; init; }
 
+    /// <summary>For a connection MuxWatch makes: its TLS certificate check, which keeps why a certificate was refused.</summary>
+    public TlsCheck? Tls { get; init; }
+
     /// <summary>A registration for a connection string: MuxWatch connects in the background, never failing start-up.</summary>
     /// <param name="name">The multiplexer's name.</param>
     /// <param name="connectionString">A StackExchange.Redis configuration string.</param>
     /// <param name="password">A password to use instead of any the string holds (read from a file or a secret, so it never sits on a command line).</param>
-    public static MultiplexerRegistration ForConnectionString(string name, string connectionString, string? password = null)
+    /// <param name="trustedCa">A CA to trust besides the system's, for a TLS target (<paramref name="trustedCaSetting"/> names where it was configured).</param>
+    /// <param name="trustedCaSetting">The setting that names <paramref name="trustedCa"/>, for the reason of a refused certificate.</param>
+    public static MultiplexerRegistration ForConnectionString(string name, string connectionString, string? password = null,
+        System.Security.Cryptography.X509Certificates.X509Certificate2? trustedCa = null, string trustedCaSetting = "TrustedCaFile")
     {
         var options = OwnedConnection.Parse(connectionString);
         if (password is not null)
@@ -34,6 +40,8 @@ internal sealed record MultiplexerRegistration(
         // opening a second connection per target (half the sockets and client memory per endpoint).
         var connect = options.Clone();
         connect.AllowAdmin = true;
-        return new MultiplexerRegistration(name, _ => OwnedConnection.ConnectAsync(connect), Owned: true, shown);
+        var tls = new TlsCheck(trustedCa, trustedCaSetting);
+        connect.CertificateValidation += tls.Validate;
+        return new MultiplexerRegistration(name, _ => OwnedConnection.ConnectAsync(connect), Owned: true, shown) { Tls = tls };
     }
 }

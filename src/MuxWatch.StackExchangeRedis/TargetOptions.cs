@@ -17,6 +17,17 @@ public sealed class TargetOptions
     /// </summary>
     public string? PasswordFile { get; set; }
 
+    /// <summary>
+    /// For a TLS target (<c>ssl=true</c>): a PEM or DER file holding the CA certificate that signed the
+    /// server's certificate, trusted besides the system's roots (a private CA, a test CA). A certificate
+    /// that does not chain to it or to a system root is refused, and <c>/api/targets</c> says why.
+    /// </summary>
+    public string? TrustedCaFile { get; set; }
+
+    /// <summary>The CA of <see cref="TrustedCaFile"/>, or null when none is set.</summary>
+    internal System.Security.Cryptography.X509Certificates.X509Certificate2? ReadTrustedCa() =>
+        string.IsNullOrWhiteSpace(TrustedCaFile) ? null : System.Security.Cryptography.X509Certificates.X509CertificateLoader.LoadCertificateFromFile(TrustedCaFile);
+
     /// <summary>The password from <see cref="PasswordFile"/>, or null when none is set.</summary>
     internal string? ReadPassword() => string.IsNullOrWhiteSpace(PasswordFile) ? null : File.ReadAllText(PasswordFile).TrimEnd('\r', '\n');
 }

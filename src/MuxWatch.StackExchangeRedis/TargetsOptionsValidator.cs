@@ -40,6 +40,7 @@ internal sealed class TargetsOptionsValidator : IValidateOptions<TargetsOptions>
                 failures.Add($"{setting}:ConnectionString is not a valid StackExchange.Redis configuration string: {ex.Message}.");
             }
 
+            ValidateTrustedCa(target, setting, failures);
             if (!string.IsNullOrWhiteSpace(target.PasswordFile))
             {
                 try
@@ -54,6 +55,23 @@ internal sealed class TargetsOptionsValidator : IValidateOptions<TargetsOptions>
         }
 
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+
+    private static void ValidateTrustedCa(TargetOptions target, string setting, List<string> failures)
+    {
+        if (string.IsNullOrWhiteSpace(target.TrustedCaFile))
+        {
+            return;
+        }
+
+        try
+        {
+            using var ca = target.ReadTrustedCa();
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException or System.Security.Cryptography.CryptographicException)
+        {
+            failures.Add($"{setting}:TrustedCaFile is not a readable certificate (PEM or DER) ({ex.GetType().Name}): {target.TrustedCaFile}.");
+        }
     }
 
     /// <summary>True when a part with no <c>=</c> (which the client reads as an endpoint) follows <c>password=</c>.</summary>

@@ -143,6 +143,13 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             ReadStatus(multiplexer);
         }
 
+        if (_registration.Tls?.TakeNewFailure() is { } refused)
+        {
+            // A certificate refused on a reconnect (the server's was replaced): said where people look.
+            _outcome.Failed(refused);
+            LogConnectFailed(_logger, Name, refused);
+        }
+
         _pubSub?.Sample(multiplexer, probeTimeout);
         _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
     }
@@ -354,7 +361,8 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         // handlers existed: name it where people look, in /api/targets, the event counter and the log.
         if (OwnedConnection.ConnectFailure(multiplexer) is { } failureType)
         {
-            var reason = OwnedConnection.Describe(failureType);
+            // The client calls a refused certificate an AuthenticationFailure too: the check says which it was.
+            var reason = _registration.Tls?.TakeNewFailure() ?? OwnedConnection.Describe(failureType);
             _outcome.Failed(reason);
             _events.Count("connection-failed", multiplexer.GetEndPoints() is [var first, ..] ? first : null, failureType);
             LogConnectFailed(_logger, Name, reason);

@@ -31,6 +31,8 @@ public sealed class ConfigurationTests
     [InlineData("MuxWatch:Targets:0:ConnectionString", ",,,")]
     [InlineData("MuxWatch:Targets:0:ConnectionString", "localhost:6379,password=hunter2-never-shown,tail-of-it")] // issue 26, #10: a comma in a password
     [InlineData("MuxWatch:Targets:0:PasswordFile", "/nonexistent/muxwatch-password")]
+    [InlineData("MuxWatch:Targets:0:TrustedCaFile", "/nonexistent/muxwatch-ca.pem")]
+    [InlineData("MuxWatch:Targets:0:TrustedCaFile", "/proc/version")] // a file, but no certificate
     [InlineData("MuxWatch:Targets:0:Name", "has spaces and {braces}")]
     public async Task An_invalid_setting_exits_non_zero_naming_it(string setting, string value)
     {

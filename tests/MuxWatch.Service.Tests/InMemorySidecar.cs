@@ -32,8 +32,12 @@ public sealed class InMemorySidecar : WebApplicationFactory<Program>
     public string LogText => string.Join('\n', Log.Lines.Select(line => line.Text));
 
     /// <summary>A sidecar probing and polling the given targets every 200 ms (a poll times out after 1 s).</summary>
-    public static InMemorySidecar Probing(params (string Name, string ConnectionString)[] targets) =>
+    public static InMemorySidecar Probing(params (string Name, string ConnectionString)[] targets) => Probing(targets, []);
+
+    /// <summary>The same, with <paramref name="settings"/> besides (a target's <c>TrustedCaFile</c>, say).</summary>
+    public static InMemorySidecar Probing((string Name, string ConnectionString)[] targets, (string Key, string Value)[] settings) =>
         new([
+            .. settings,
             ("MuxWatch:ProbeInterval", "00:00:00.200"),
             ("MuxWatch:PingInterval", "00:00:00.200"),
             ("MuxWatch:ServerPollInterval", "00:00:00.200"),

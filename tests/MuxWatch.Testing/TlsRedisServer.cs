@@ -1,0 +1,100 @@
+using System.Diagnostics;
+using System.Globalization;
+
+namespace MuxWatch.Testing;
+
+/// <summary>
+/// A real <c>redis-server</c> that speaks TLS only, on a free loopback port, with a certificate signed by
+/// a test CA that <c>openssl</c> makes here (the server's names: <c>localhost</c> and <c>127.0.0.1</c>).
+/// Control commands go through <c>redis-cli --tls</c>.
+/// </summary>
+public sealed class TlsRedisServer : IAsyncDisposable
+{
+    private readonly string _directory;
+    private ExternalProcess? _process;
+
+    private TlsRedisServer(string directory, int port)
+    {
+        _directory = directory;
+        Port = port;
+    }
+
+    /// <summary>The TLS port.</summary>
+    public int Port { get; }
+
+    /// <summary><c>127.0.0.1:port</c>.</summary>
+    public string EndPoint => $"127.0.0.1:{Port}";
+
+    /// <summary>The test CA's certificate (PEM): what a client must trust.</summary>
+    public string CaFile => Path.Combine(_directory, "ca.pem");
+
+    /// <summary>Another CA's certificate (PEM), which did not sign the server's: trusting it must not help.</summary>
+    public string OtherCaFile => Path.Combine(_directory, "other-ca.pem");
+
+    /// <summary>Makes the CAs and the server's certificate, starts the server and waits until it answers PING over TLS.</summary>
+    public static async Task<TlsRedisServer> StartAsync()
+    {
+        var directory = Directory.CreateTempSubdirectory("muxwatch-tls-ca-").FullName;
+        var server = new TlsRedisServer(directory, FreePort.Next());
+        string File(string name) => Path.Combine(directory, name);
+        await System.IO.File.WriteAllTextAsync(File("server.ext"), "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n").ConfigureAwait(false);
+        await OpensslAsync("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", File("ca.key"), "-out", File("ca.pem"), "-days", "2", "-subj", "/CN=MuxWatch Test CA").ConfigureAwait(false);
+        await OpensslAsync("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", File("other-ca.key"), "-out", File("other-ca.pem"), "-days", "2", "-subj", "/CN=Some Other CA").ConfigureAwait(false);
+        await OpensslAsync("req", "-newkey", "rsa:2048", "-nodes", "-keyout", File("server.key"), "-out", File("server.csr"), "-subj", "/CN=localhost").ConfigureAwait(false);
+        await OpensslAsync("x509", "-req", "-in", File("server.csr"), "-CA", File("ca.pem"), "-CAkey", File("ca.key"), "-CAcreateserial",
+            "-out", File("server.pem"), "-days", "2", "-extfile", File("server.ext")).ConfigureAwait(false);
+
+        server._process = ExternalProcess.Start("redis-server", "--port", "0", "--tls-port", server.Port.ToString(CultureInfo.InvariantCulture),
+            "--tls-cert-file", File("server.pem"), "--tls-key-file", File("server.key"), "--tls-ca-cert-file", File("ca.pem"),
+            "--tls-auth-clients", "no", "--bind", "127.0.0.1", "--save", string.Empty, "--appendonly", "no", "--dir", directory,
+            "--enable-debug-command", "yes", "--protected-mode", "no");
+        await Eventually.UntilAsync(async () => (await server.CommandAsync("PING").ConfigureAwait(false)) == "PONG",
+            $"the TLS-only redis-server on port {server.Port} to answer PING").ConfigureAwait(false);
+        return server;
+    }
+
+    /// <summary>Runs one command through <c>redis-cli --tls</c>, trusting the test CA.</summary>
+    public async Task<string> CommandAsync(params string[] arguments)
+    {
+        var info = new ProcessStartInfo("redis-cli") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+        foreach (var argument in (string[])["--tls", "--cacert", CaFile, "-h", "127.0.0.1", "-p", Port.ToString(CultureInfo.InvariantCulture), .. arguments])
+        {
+            info.ArgumentList.Add(argument);
+        }
+
+        var (_, output, _) = await BuiltProgram.RunAsync(info).ConfigureAwait(false);
+        return output.Trim();
+    }
+
+    /// <inheritdoc />
+    public async ValueTask DisposeAsync()
+    {
+        if (_process is not null)
+        {
+            await _process.DisposeAsync().ConfigureAwait(false);
+        }
+
+        try
+        {
+            Directory.Delete(_directory, recursive: true);
+        }
+        catch (IOException)
+        {
+        }
+    }
+
+    private static async Task OpensslAsync(params string[] arguments)
+    {
+        var info = new ProcessStartInfo("openssl") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+        foreach (var argument in arguments)
+        {
+            info.ArgumentList.Add(argument);
+        }
+
+        var (exitCode, _, error) = await BuiltProgram.RunAsync(info).ConfigureAwait(false);
+        if (exitCode != 0)
+        {
+            throw new InvalidOperationException($"openssl {arguments[0]} failed: {error}");
+        }
+    }
+}

@@ -47,6 +47,8 @@ public sealed class MeterTests : IDisposable
 
         Assert.Equal(_metrics.Families.Count, published.Count(instrument => instrument.Meter.Name == MuxWatchMeter.MeterName));
         Assert.All(published.Where(i => i.Meter.Name == MuxWatchMeter.MeterName), instrument => Assert.StartsWith("muxwatch.", instrument.Name, StringComparison.Ordinal));
+        var names = published.Where(i => i.Meter.Name == MuxWatchMeter.MeterName).Select(i => i.Name).ToList();
+        Assert.Equal(names.Count, names.Distinct().Count()); // one instrument per name: the SDK drops or renames duplicates
     }
 
     [Fact]

@@ -33,8 +33,11 @@
     'fork': 'fork',
     'slow-command': 'slow command',
     'restart': 'restart',
+    'role-change': 'role change',
+    'replication-link-down': 'replication link down',
+    'full-sync': 'full resync',
   };
-  const intervalKinds = new Set(['bgsave', 'aof-rewrite', 'module-fork', 'loading']);
+  const intervalKinds = new Set(['bgsave', 'aof-rewrite', 'module-fork', 'loading', 'replication-link-down', 'full-sync']);
 
   let token = sessionStorage.getItem(tokenKey) || '';
   let selectedId = null;
@@ -186,6 +189,9 @@
       el('span', { class: 'key fork' }, 'fork'),
       el('span', { class: 'key slow-command' }, 'slow command'),
       el('span', { class: 'key restart' }, 'restart'),
+      el('span', { class: 'key role-change' }, 'role change (failover)'),
+      el('span', { class: 'key replication-link-down' }, 'replica link down'),
+      el('span', { class: 'key full-sync' }, 'full resync'),
       el('span', { class: 'key timeout' }, 'timeout (its wait drawn as a line; colour = cause)'));
   }
 

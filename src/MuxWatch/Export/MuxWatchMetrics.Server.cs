@@ -105,7 +105,8 @@ public sealed partial class MuxWatchMetrics
                      ServerLatestForkSeconds, ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds,
                      ServerCowSizeBytes, ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries,
                      ServerSlowestRecentCommandSeconds, ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess,
-                     ServerClockOffsetSeconds])
+                     ServerClockOffsetSeconds, ServerRole, ServerRoleChanges, ServerReplicationLinkUp, ServerReplicationSyncInProgress,
+                     ServerReplicationLastIo, ServerConnectedReplicas, ServerReplicaLagBytes, ServerReplicaAckAge])
         {
             RemoveWhere(collector, endpoint);
         }

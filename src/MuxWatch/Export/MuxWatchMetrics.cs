@@ -115,6 +115,7 @@ public sealed partial class MuxWatchMetrics
             ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess, ServerClockOffsetSeconds) = CreateServerFamilies(factory);
 
         var pubSub = CreatePubSubFamilies(factory);
+        var replication = CreateReplicationFamilies(factory);
         Families =
         [
             Timeouts, LastTimeoutSentAwaitingResponse, LastTimeoutPendingUnsent, LastTimeoutInboundBytes, LastTimeoutBusyWorkerThreads,
@@ -125,6 +126,7 @@ public sealed partial class MuxWatchMetrics
             ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds, ServerCowSizeBytes,
             ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,
             ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess, ServerClockOffsetSeconds,
+            .. replication,
             .. pubSub,
         ];
     }

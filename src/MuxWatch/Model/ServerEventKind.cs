@@ -24,4 +24,13 @@ public enum ServerEventKind
 
     /// <summary>The server was loading its dataset (<c>loading:1</c>) and refused commands.</summary>
     Loading,
+
+    /// <summary>The server's role changed (<c>INFO replication</c> <c>role</c>): a replica promoted (a failover) or a primary demoted.</summary>
+    RoleChange,
+
+    /// <summary>A replica's link to its primary was down (<c>master_link_status:down</c>).</summary>
+    ReplicationLinkDown,
+
+    /// <summary>A replica synchronized from its primary (<c>master_sync_in_progress:1</c>): a full resync, whose RDB the primary forked for.</summary>
+    FullSync,
 }

@@ -40,6 +40,7 @@ public sealed class ServerStateTracker
 
     private DateTimeOffset? _previousStart;
     private string? _runId;
+    private string? _role;
     private long? _uptimeSeconds;
     private long? _totalForks;
     private long? _latestForkUsec;
@@ -176,6 +177,7 @@ public sealed class ServerStateTracker
     private void ApplyInfo(IReadOnlyDictionary<string, string> info, ServerPollResult poll)
     {
         DetectRestart(info, poll);
+        ApplyReplication(info, poll);
 
         Interval(info, "rdb_bgsave_in_progress", ServerEventKind.Bgsave, _metrics.ServerBgsaveInProgress, poll,
             Seconds(Number(info, "rdb_current_bgsave_time_sec")),
@@ -214,6 +216,99 @@ public sealed class ServerStateTracker
         _rdbLastSaveTime = lastSave;
         _aofRewrites = aofRewrites;
         _endedThisPoll.Clear();
+    }
+
+    /// <summary>
+    /// <c>INFO replication</c>: the role (a change is a failover or a demotion, on the timeline), a
+    /// replica's link and sync (intervals: a link down, a full resync), a primary's replicas and their lag.
+    /// </summary>
+    private void ApplyReplication(IReadOnlyDictionary<string, string> info, ServerPollResult poll)
+    {
+        var role = Text(info, "role") switch
+        {
+            "master" => "primary",
+            "slave" => "replica",
+            _ => null,
+        };
+        if (role is null)
+        {
+            return; // an INFO without the replication section (refused, or not a Redis)
+        }
+
+        var primary = role == "primary";
+        if (_role is { } before && before != role)
+        {
+            // A promoted replica has no primary link any more: what ran as a replica ends here.
+            _timeline.End(ServerEventKind.ReplicationLinkDown, poll.Finished, "promoted", poll.Finished);
+            _timeline.End(ServerEventKind.FullSync, poll.Finished, "promoted", poll.Finished);
+            _timeline.Add(new ServerEvent(ServerEventKind.RoleChange, EarliestSince(poll), poll.Finished)
+            {
+                Outcome = primary ? "promoted to primary" : "demoted to replica",
+            }, poll.Finished);
+            _metrics.ServerRoleChanges.WithLabels(_endpoint).Inc();
+            _metrics.RemoveRoleSeries(_endpoint, primary);
+        }
+        else if (_role is null)
+        {
+            _metrics.ServerRoleChanges.WithLabels(_endpoint).Inc(0); // the series exists from the first poll
+        }
+
+        _role = role;
+        _metrics.ServerRole.WithLabels(_endpoint, role).Set(1);
+        if (primary)
+        {
+            SetGauge(_metrics.ServerConnectedReplicas, Number(info, "connected_slaves"));
+            ApplyReplicas(info);
+            return;
+        }
+
+        var linkUp = Text(info, "master_link_status") is { } link ? link == "up" : (bool?)null;
+        if (linkUp is { } up)
+        {
+            _metrics.ServerReplicationLinkUp.WithLabels(_endpoint).Set(up ? 1 : 0);
+            if (!up)
+            {
+                _timeline.Begin(ServerEventKind.ReplicationLinkDown, EarliestSince(poll));
+            }
+            else
+            {
+                _timeline.End(ServerEventKind.ReplicationLinkDown, poll.Finished, "up", poll.Finished);
+            }
+        }
+
+        Interval(info, "master_sync_in_progress", ServerEventKind.FullSync, _metrics.ServerReplicationSyncInProgress, poll, null, () => null);
+        SetGauge(_metrics.ServerReplicationLastIo, Number(info, "master_last_io_seconds_ago") is { } io and >= 0 ? io : null);
+    }
+
+    /// <summary>A primary's <c>slaveN:ip=...,port=...,state=online,offset=...,lag=...</c> lines: each replica's lag (at most <see cref="MuxWatchMetrics.MaxReplicasPerPrimary"/>).</summary>
+    private void ApplyReplicas(IReadOnlyDictionary<string, string> info)
+    {
+        var primaryOffset = Number(info, "master_repl_offset");
+        for (var i = 0; i < MuxWatchMetrics.MaxReplicasPerPrimary; i++)
+        {
+            if (Text(info, string.Create(CultureInfo.InvariantCulture, $"slave{i}")) is not { } line)
+            {
+                break;
+            }
+
+            var parts = line.Split(',').Select(p => p.Split('=', 2)).Where(p => p.Length == 2).ToDictionary(p => p[0], p => p[1], StringComparer.Ordinal);
+            if (!parts.TryGetValue("ip", out var ip) || !parts.TryGetValue("port", out var port) || !int.TryParse(port, NumberStyles.None, CultureInfo.InvariantCulture, out _)
+                || ip.Length > 64 || !ip.All(c => char.IsAsciiLetterOrDigit(c) || c is '.' or ':' or '-'))
+            {
+                continue; // not a replica line one can label by
+            }
+
+            var replica = ip.Contains(':', StringComparison.Ordinal) ? $"[{ip}]:{port}" : $"{ip}:{port}";
+            if (primaryOffset is { } mine && parts.TryGetValue("offset", out var offsetText) && long.TryParse(offsetText, NumberStyles.None, CultureInfo.InvariantCulture, out var theirs))
+            {
+                _metrics.ServerReplicaLagBytes.WithLabels(_endpoint, replica).Set(Math.Max(0, mine - theirs));
+            }
+
+            if (parts.TryGetValue("lag", out var lagText) && long.TryParse(lagText, NumberStyles.None, CultureInfo.InvariantCulture, out var lag))
+            {
+                _metrics.ServerReplicaAckAge.WithLabels(_endpoint, replica).Set(lag);
+            }
+        }
     }
 
     private void DetectRestart(IReadOnlyDictionary<string, string> info, ServerPollResult poll)

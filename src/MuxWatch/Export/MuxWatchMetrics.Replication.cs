@@ -1,0 +1,77 @@
+using Prometheus;
+
+namespace MuxWatch.Export;
+
+/// <content>The replication families, from each polled endpoint's <c>INFO replication</c>.</content>
+public sealed partial class MuxWatchMetrics
+{
+    /// <summary>The most replicas of one primary given a <c>replica</c> label; more are not exported.</summary>
+    public const int MaxReplicasPerPrimary = 16;
+
+    /// <summary>1 for the endpoint's current role (<c>primary</c> or <c>replica</c>); the other role's series is removed.</summary>
+    public Gauge ServerRole { get; private set; } = null!;
+
+    /// <summary>Role changes seen (a replica promoted, a primary demoted).</summary>
+    public Counter ServerRoleChanges { get; private set; } = null!;
+
+    /// <summary>A replica's link to its primary: 1 up, 0 down.</summary>
+    public Gauge ServerReplicationLinkUp { get; private set; } = null!;
+
+    /// <summary>1 while a replica synchronizes from its primary.</summary>
+    public Gauge ServerReplicationSyncInProgress { get; private set; } = null!;
+
+    /// <summary>Seconds since a replica last heard from its primary.</summary>
+    public Gauge ServerReplicationLastIo { get; private set; } = null!;
+
+    /// <summary>A primary's connected replicas.</summary>
+    public Gauge ServerConnectedReplicas { get; private set; } = null!;
+
+    /// <summary>How far each replica is behind its primary, in bytes of the replication stream.</summary>
+    public Gauge ServerReplicaLagBytes { get; private set; } = null!;
+
+    /// <summary>Seconds since each replica last acknowledged its primary.</summary>
+    public Gauge ServerReplicaAckAge { get; private set; } = null!;
+
+    private Collector[] CreateReplicationFamilies(MetricFactory factory)
+    {
+        ServerRole = factory.CreateGauge("muxwatch_server_role",
+            "1 for the endpoint's current role, primary or replica (INFO replication role); the other role's series is removed.", ["endpoint", "role"]);
+        ServerRoleChanges = factory.CreateCounter("muxwatch_server_role_changes_total",
+            "Role changes seen on the endpoint: a replica promoted (a failover) or a primary demoted.", EndpointLabel);
+        ServerReplicationLinkUp = factory.CreateGauge("muxwatch_server_replication_link_up",
+            "A replica's link to its primary: 1 up, 0 down (master_link_status).", EndpointLabel);
+        ServerReplicationSyncInProgress = factory.CreateGauge("muxwatch_server_replication_sync_in_progress",
+            "1 while a replica synchronizes from its primary, a full resync (master_sync_in_progress).", EndpointLabel);
+        ServerReplicationLastIo = factory.CreateGauge("muxwatch_server_replication_last_io_seconds",
+            "Seconds since a replica last heard from its primary (master_last_io_seconds_ago).", EndpointLabel);
+        ServerConnectedReplicas = factory.CreateGauge("muxwatch_server_connected_replicas",
+            "Replicas connected to a primary (connected_slaves).", EndpointLabel);
+        ServerReplicaLagBytes = factory.CreateGauge("muxwatch_server_replica_lag_bytes",
+            "How far each replica of a primary is behind, in bytes (master_repl_offset minus the replica's offset).", ["endpoint", "replica"]);
+        ServerReplicaAckAge = factory.CreateGauge("muxwatch_server_replica_ack_age_seconds",
+            "Seconds since each replica of a primary last acknowledged it (its lag= in INFO replication).", ["endpoint", "replica"]);
+        return [ServerRole, ServerRoleChanges, ServerReplicationLinkUp, ServerReplicationSyncInProgress, ServerReplicationLastIo,
+            ServerConnectedReplicas, ServerReplicaLagBytes, ServerReplicaAckAge];
+    }
+
+    /// <summary>Removes the series of the role an endpoint no longer has (a replica's link figures once it is a primary, and back).</summary>
+    public void RemoveRoleSeries(string endpoint, bool nowPrimary)
+    {
+        lock (SeriesGate)
+        {
+            ServerRole.RemoveLabelled(endpoint, nowPrimary ? "replica" : "primary");
+            if (nowPrimary)
+            {
+                ServerReplicationLinkUp.RemoveLabelled(endpoint);
+                ServerReplicationSyncInProgress.RemoveLabelled(endpoint);
+                ServerReplicationLastIo.RemoveLabelled(endpoint);
+            }
+            else
+            {
+                ServerConnectedReplicas.RemoveLabelled(endpoint);
+                RemoveWhere(ServerReplicaLagBytes, endpoint);
+                RemoveWhere(ServerReplicaAckAge, endpoint);
+            }
+        }
+    }
+}

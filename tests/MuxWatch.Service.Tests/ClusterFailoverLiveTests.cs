@@ -22,8 +22,16 @@ public sealed class ClusterFailoverLiveTests : IAsyncLifetime
     public async Task A_manual_failover_then_a_killed_primary_show_as_role_changes_on_the_nodes_timelines()
     {
         using var sidecar = InMemorySidecar.Probing(("cluster", _cluster.Seed));
-        await Eventually.UntilAsync(async () => Roles(await MetricsText.ScrapeAsync(sidecar.Client)).Count == 6,
-            "the six nodes' roles from one seed", TimeSpan.FromSeconds(60));
+        try
+        {
+            await Eventually.UntilAsync(async () => Roles(await MetricsText.ScrapeAsync(sidecar.Client)).Count == 6,
+                "the six nodes' roles from one seed", TimeSpan.FromSeconds(60));
+        }
+        catch (TimeoutException ex)
+        {
+            // What the sidecar saw instead, for whoever reads the failure.
+            throw new TimeoutException($"{ex.Message}; roles {string.Join(", ", Roles(await MetricsText.ScrapeAsync(sidecar.Client)))}; targets {await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative))}", ex);
+        }
         var roles = Roles(await MetricsText.ScrapeAsync(sidecar.Client));
         Assert.Equal(3, roles.Values.Count(r => r == "primary"));
         Assert.Equal(3, roles.Values.Count(r => r == "replica"));
@@ -60,17 +68,60 @@ public sealed class ClusterFailoverLiveTests : IAsyncLifetime
         await Eventually.UntilAsync(async () =>
             (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_server_replication_link_up", ("endpoint", itsPrimary)) == 1,
             "the demoted primary's link to its new primary up", TimeSpan.FromSeconds(60));
+        // An app's requests run through the failover, on keys spread over every primary.
+        await using var app = await StackExchange.Redis.ConnectionMultiplexer.ConnectAsync($"{_cluster.Seed},syncTimeout=500,asyncTimeout=500,connectTimeout=500");
+        var database = app.GetDatabase();
         await replica.KillAsync();
-        await Eventually.UntilAsync(async () =>
+        var appFailures = 0;
+        var promoted = false;
+        while (!promoted)
         {
+            foreach (var key in Enumerable.Range(0, 30).Select(i => $"failover:{i}"))
+            {
+                try
+                {
+                    await database.StringGetAsync(key);
+                }
+                catch (Exception ex) when (ex is StackExchange.Redis.RedisConnectionException or StackExchange.Redis.RedisTimeoutException)
+                {
+                    appFailures++;
+                }
+                catch (StackExchange.Redis.RedisServerException ex) when (ex.Message.StartsWith("CLUSTERDOWN", StringComparison.Ordinal))
+                {
+                    // The cluster refuses every command while a primary's slots have no owner: an error reply, not a timeout.
+                }
+            }
+
             var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
-            return Roles(metrics).GetValueOrDefault(itsPrimary) == "primary"
+            promoted = Roles(metrics).GetValueOrDefault(itsPrimary) == "primary"
                 && metrics.Value("muxwatch_connected", ("multiplexer", "cluster"), ("endpoint", replica.EndPoint)) == 0;
-        }, "the killed primary down, and its replica promoted", TimeSpan.FromSeconds(60));
+        }
+
+        Assert.True(appFailures > 0, "no request of the app failed while its primary was down");
         await AssertRoleChangeAsync(sidecar, itsPrimary, "promoted to primary");
         await AssertEventAsync(sidecar, itsPrimary, "replication-link-down", "its link to the killed primary down until the promotion");
         var metricsAfter = await MetricsText.ScrapeAsync(sidecar.Client);
         Assert.True(metricsAfter.Value("muxwatch_server_role_changes_total", ("endpoint", itsPrimary)) >= 2);
+
+        // Every failure the kill caused on the killed node (the app's, caught by the sidecar hosted in this
+        // process, and any of the probe's own), once settled, is the failover's: connection-loss at most its consequence.
+        List<JsonElement> failed = [];
+        await Eventually.UntilAsync(async () =>
+        {
+            using var listed = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative)));
+            failed = [.. listed.RootElement.GetProperty("timeouts").EnumerateArray()
+                .Where(t => t.GetProperty("endpoint").GetString() == replica.EndPoint)
+                .Select(t => t.Clone())];
+            return failed.Count > 0 && failed.All(t => t.GetProperty("settled").GetBoolean());
+        }, "the probe's failures on the killed node recorded and settled", TimeSpan.FromSeconds(60));
+        Assert.All(failed, t =>
+        {
+            Assert.True(t.GetProperty("cause").GetString() == "failover", t.ToString());
+            Assert.Contains(t.GetProperty("evidence").EnumerateArray(), e => e.GetString()!.Contains($"in place of {replica.EndPoint}", StringComparison.Ordinal));
+        });
+        var counted = await MetricsText.ScrapeAsync(sidecar.Client);
+        Assert.Equal(failed.Count, counted.Samples("muxwatch_timeouts_total", ("endpoint", replica.EndPoint), ("cause", "failover")).Sum(s => s.Value));
+        Assert.Equal(failed.Count, counted.Samples("muxwatch_timeouts_total", ("endpoint", replica.EndPoint)).Sum(s => s.Value)); // under no other cause
     }
 
     private static Dictionary<string, string> Roles(MetricsText metrics) =>

@@ -49,14 +49,15 @@ public sealed class RedisCluster : IAsyncDisposable
             {
                 foreach (var node in nodes)
                 {
-                    if (!(await node.CommandAsync("CLUSTER", "INFO").ConfigureAwait(false)).Contains("cluster_state:ok", StringComparison.Ordinal))
+                    if (!(await node.CommandAsync("CLUSTER", "INFO").ConfigureAwait(false)).Contains("cluster_state:ok", StringComparison.Ordinal)
+                        || !AgreesOnAll(await node.CommandAsync("CLUSTER", "NODES").ConfigureAwait(false)))
                     {
                         return false;
                     }
                 }
 
                 return true;
-            }, "every node of the cluster to say cluster_state:ok", TimeSpan.FromSeconds(60)).ConfigureAwait(false);
+            }, "every node of the cluster to say cluster_state:ok and to know all six nodes, three primaries and three replicas", TimeSpan.FromSeconds(60)).ConfigureAwait(false);
             return cluster;
         }
         catch
@@ -68,6 +69,17 @@ public sealed class RedisCluster : IAsyncDisposable
 
             throw;
         }
+    }
+
+    /// <summary>A node's <c>CLUSTER NODES</c> lists six nodes, none still in handshake, three primaries each with a replica: gossip has settled.</summary>
+    private static bool AgreesOnAll(string nodes)
+    {
+        var lines = nodes.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        var flags = lines.Select(l => l.Split(' ')).Where(f => f.Length > 2).Select(f => f[2]).ToList();
+        return flags.Count == 6
+            && !flags.Any(f => f.Contains("handshake", StringComparison.Ordinal) || f.Contains("noaddr", StringComparison.Ordinal) || f.Contains("fail", StringComparison.Ordinal))
+            && flags.Count(f => f.Contains("master", StringComparison.Ordinal)) == 3
+            && flags.Count(f => f.Contains("slave", StringComparison.Ordinal)) == 3;
     }
 
     /// <summary><c>master</c> or <c>slave</c>, as <c>INFO replication</c> says.</summary>

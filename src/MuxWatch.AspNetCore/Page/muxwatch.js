@@ -23,6 +23,7 @@
     'slow-command': '#e11d48',
     'persistence': '#2563eb',
     'client-cpu': '#ca8a04',
+    'failover': '#0f766e',
     'unknown': '#6b7280',
   };
   const eventLabels = {

@@ -24,6 +24,8 @@ public static class CauseAdvice
             "A slow command blocked the server while the request waited: find it in the slow log and replace it (KEYS, big SMEMBERS/HGETALL, Lua) with incremental forms.",
         TimeoutCause.ClientCpu =>
             "The client machine's CPU was saturated: find what uses it (profiling, GC, other processes on the host) or scale the app out; no Redis setting helps while the CPU is at 100%.",
+        TimeoutCause.Failover =>
+            "The node failed over while the request waited: a replica was promoted in place of its primary. Expect errors until the client sees the new topology; keep retries with backoff on idempotent calls, and find why the primary failed (a crash, a restart, a network partition, a manual failover).",
         TimeoutCause.Persistence =>
             "A fork for BGSAVE or AOF rewrite stalled the server while the request waited: schedule saves off-peak, reduce the dataset or use a replica for persistence, and disable transparent huge pages.",
         _ =>
@@ -49,6 +51,8 @@ public static class CauseAdvice
             "the slow-command event in /api/events (panel 'Slowest recent command') or SLOWLOG GET on the server, at the time of the timeout.",
         TimeoutCause.Persistence =>
             "the BGSAVE or AOF-rewrite event in /api/events (panel 'BGSAVE and AOF rewrite in progress', timeouts-persistence dashboard), INFO persistence (latest_fork_usec) on the server.",
+        TimeoutCause.Failover =>
+            "the role-change event in /api/events on the promoted node, muxwatch_server_role and muxwatch_server_role_changes_total; CLUSTER NODES or SENTINEL on the server side.",
         TimeoutCause.ClientCpu =>
             "the app host's CPU at the time (node or container metrics), and process_cpu_seconds_total of the app.",
         _ =>

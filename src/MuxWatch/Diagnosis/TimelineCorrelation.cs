@@ -17,6 +17,9 @@ internal static class TimelineCorrelation
 
     private const int MaxSlowCommandLines = 3;
 
+    /// <summary>A role change's outcome when a replica was promoted (ServerStateTracker writes it).</summary>
+    internal const string PromotedOutcome = "promoted to primary";
+
     /// <summary>
     /// Commands that touch one value and do O(1) work on it: in the slow log, their time went into copying
     /// a huge value (a 400 MB GET takes Redis over a second to reply), so they are a payload problem, not a
@@ -196,6 +199,17 @@ internal static class TimelineCorrelation
         if (slow.Count > MaxSlowCommandLines)
         {
             found.Add(new Finding(TimeoutCause.SlowCommand, 0, Running: false, $"and {slow.Count - MaxSlowCommandLines} more slow commands in the window", order++));
+        }
+
+        foreach (var change in events.Where(e => e.Kind == ServerEventKind.RoleChange && e.Outcome == PromotedOutcome))
+        {
+            // From the primary's loss to its replica's promotion nothing could answer as the primary: a request
+            // that failed inside that window failed because of it, whatever its wait (a connection failure's
+            // is only guessed), so the whole wait counts.
+            var replaced = change.Peer is { } peer ? $" in place of {peer}" : string.Empty;
+            var failedDuring = change.Start <= to && to <= (change.End ?? to);
+            found.Add(new Finding(TimeoutCause.Failover, failedDuring ? (to - from).TotalMilliseconds : Overlap(change, from, to), Running: false,
+                $"a failover: a replica was promoted to primary{replaced} between {Clock.Of(change.Start)} and {Clock.Of(change.End ?? to)}", order++));
         }
 
         foreach (var restart in events.Where(e => e.Kind == ServerEventKind.Restart))

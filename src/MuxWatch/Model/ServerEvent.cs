@@ -23,6 +23,9 @@ public sealed record ServerEvent(ServerEventKind Kind, DateTimeOffset Start, Dat
     /// <summary>For a save or rewrite: <c>ok</c> or <c>err</c>, as the server reported it once ended.</summary>
     public string? Outcome { get; init; }
 
+    /// <summary>For a role change: the node on the other side (the primary a promoted replica replaced, the new primary of a demoted one).</summary>
+    public string? Peer { get; init; }
+
     /// <summary>True when it started and ended between two polls, so only a counter showed it: the interval is the whole gap.</summary>
     public bool BetweenPolls { get; init; }
 

@@ -37,4 +37,10 @@ public enum TimeoutCause
 
     /// <summary>The client machine's CPU was saturated (<c>Local-CPU</c> near 100%): nothing of the client ran on time.</summary>
     ClientCpu,
+
+    /// <summary>
+    /// The request waited while its node failed over: a replica was promoted in place of its primary (a
+    /// role change on the timeline, server correlation); connection failures and timeouts are its consequence.
+    /// </summary>
+    Failover,
 }

@@ -28,7 +28,14 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
         }
 
         var (from, to) = timeout.Waiting;
-        timeout.Diagnosis = TimelineCorrelation.Refine(before, timeline.Overlapping(from, to, time.GetUtcNow()), from, to);
+        var now = time.GetUtcNow();
+        var events = timeline.Overlapping(from, to, now);
+        if (timelines.PromotionsReplacing(timeline.Endpoint, from, to, now) is { Count: > 0 } promotions)
+        {
+            events = [.. events, .. promotions]; // this node failed over: the promotion is on its replica's timeline
+        }
+
+        timeout.Diagnosis = TimelineCorrelation.Refine(before, events, from, to);
         if (timeline.CompleteThrough is not { } through || through < to)
         {
             timeout.AwaitTimeline(timeline.Endpoint);

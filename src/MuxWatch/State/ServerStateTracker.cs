@@ -41,6 +41,7 @@ public sealed class ServerStateTracker
     private DateTimeOffset? _previousStart;
     private string? _runId;
     private string? _role;
+    private string? _master;
     private long? _uptimeSeconds;
     private long? _totalForks;
     private long? _latestForkUsec;
@@ -236,14 +237,20 @@ public sealed class ServerStateTracker
         }
 
         var primary = role == "primary";
+        var master = Text(info, "master_host") is { } host && Number(info, "master_port") is { } port and > 0 and <= 65535
+            ? (host.Contains(':', StringComparison.Ordinal) ? $"[{host}]:{port}" : $"{host}:{port}")
+            : null;
         if (_role is { } before && before != role)
         {
-            // A promoted replica has no primary link any more: what ran as a replica ends here.
+            // The failover window: from when this replica lost its primary (its link went down) to the poll
+            // that saw it promoted. A promoted replica has no primary link any more: that interval ends here.
+            var since = _timeline.RunningSince(ServerEventKind.ReplicationLinkDown) ?? EarliestSince(poll);
             _timeline.End(ServerEventKind.ReplicationLinkDown, poll.Finished, "promoted", poll.Finished);
             _timeline.End(ServerEventKind.FullSync, poll.Finished, "promoted", poll.Finished);
-            _timeline.Add(new ServerEvent(ServerEventKind.RoleChange, EarliestSince(poll), poll.Finished)
+            _timeline.Add(new ServerEvent(ServerEventKind.RoleChange, primary ? since : EarliestSince(poll), poll.Finished)
             {
-                Outcome = primary ? "promoted to primary" : "demoted to replica",
+                Outcome = primary ? MuxWatch.Diagnosis.TimelineCorrelation.PromotedOutcome : "demoted to replica",
+                Peer = primary ? _master : master,
             }, poll.Finished);
             _metrics.ServerRoleChanges.WithLabels(_endpoint).Inc();
             _metrics.RemoveRoleSeries(_endpoint, primary);
@@ -254,6 +261,7 @@ public sealed class ServerStateTracker
         }
 
         _role = role;
+        _master = primary ? null : master ?? _master;
         _metrics.ServerRole.WithLabels(_endpoint, role).Set(1);
         if (primary)
         {

@@ -96,6 +96,15 @@ public sealed class ServerTimeline
         }
     }
 
+    /// <summary>When the running interval of <paramref name="kind"/> began, or null when none runs.</summary>
+    public DateTimeOffset? RunningSince(ServerEventKind kind)
+    {
+        lock (_gate)
+        {
+            return _running.TryGetValue(kind, out var running) ? running.Start : null;
+        }
+    }
+
     /// <summary>True when an interval of <paramref name="kind"/> is running.</summary>
     public bool IsRunning(ServerEventKind kind)
     {

@@ -23,6 +23,26 @@ public sealed class ServerTimelines(IOptions<MuxWatchOptions> options)
     /// <summary>Every timeline, by endpoint.</summary>
     public IReadOnlyList<ServerTimeline> All => [.. _byEndpoint.Values.OrderBy(t => t.Endpoint, StringComparer.Ordinal)];
 
+    /// <summary>
+    /// The promotions that replaced <paramref name="primary"/> (a replica's role change naming it as its
+    /// peer) over [<paramref name="from"/>, <paramref name="to"/>]: a failover lives on the promoted node's
+    /// timeline, while the failed node's own answers no poll.
+    /// </summary>
+    public IReadOnlyList<Model.ServerEvent> PromotionsReplacing(string primary, DateTimeOffset from, DateTimeOffset to, DateTimeOffset now)
+    {
+        List<Model.ServerEvent> found = [];
+        foreach (var timeline in _byEndpoint.Values)
+        {
+            if (!string.Equals(timeline.Endpoint, primary, StringComparison.OrdinalIgnoreCase))
+            {
+                found.AddRange(timeline.Overlapping(from, to, now).Where(e => e.Kind == Model.ServerEventKind.RoleChange
+                    && string.Equals(e.Peer, primary, StringComparison.OrdinalIgnoreCase)));
+            }
+        }
+
+        return found;
+    }
+
     /// <summary>Stops keeping <paramref name="endpoint"/> (its multiplexer went away).</summary>
     public void Remove(string endpoint) => _byEndpoint.TryRemove(endpoint, out _);
 

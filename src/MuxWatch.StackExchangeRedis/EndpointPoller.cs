@@ -134,6 +134,18 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 ReplyLimits.ParseInfo(reply.Length <= ReplyLimits.MaxInfoChars ? reply : throw new OversizedReplyException("INFO", reply.Length, ReplyLimits.MaxInfoChars), info);
             }
 
+            // A cluster node's own view of the cluster. No typed call reads CLUSTER INFO (ClusterConfiguration is
+            // CLUSTER NODES), so it is sent as a command and its text parsed like INFO, within the same bounds.
+            Dictionary<string, string>? clusterInfo = null;
+            if (info.TryGetValue("cluster_enabled", out var clusterEnabled) && clusterEnabled == "1"
+                && await Answer(Send(sent, server.ExecuteAsync("CLUSTER", "INFO")), "cluster", refused, deadline, stopping).ConfigureAwait(false) is { } clusterReply
+                && (string?)clusterReply is { } clusterReplyText)
+            {
+                // Over RESP3 the reply is a verbatim string, which the client hands over with its "txt:" format marker.
+                var clusterText = clusterReplyText.StartsWith("txt:", StringComparison.Ordinal) ? clusterReplyText[4..] : clusterReplyText;
+                clusterInfo = ReplyLimits.ParseInfo(clusterText.Length <= ReplyLimits.MaxInfoChars ? clusterText : throw new OversizedReplyException("CLUSTER INFO", clusterText.Length, ReplyLimits.MaxInfoChars), new Dictionary<string, string>(StringComparer.Ordinal));
+            }
+
             var latest = Bounded(await Answer(Send(sent, server.LatencyLatestAsync()), "latency", refused, deadline, stopping).ConfigureAwait(false), "LATENCY LATEST", ReplyLimits.MaxLatencyEntries);
             var entries = Bounded(await Answer(Send(sent, server.SlowlogGetAsync(SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false), "SLOWLOG GET", SlowlogBatch);
             if (started - _seldomRead >= SeldomInterval)
@@ -170,6 +182,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             return new ServerPollResult(name, started, time.GetUtcNow())
             {
                 Info = infoRead ? info : null,
+                ClusterInfo = clusterInfo,
                 LatencyMonitorThresholdMs = threshold,
                 LatencyLatest = latest?.Select(l => new LatencySpike(l.EventName, Utc(l.Timestamp), l.DurationMilliseconds, l.MaxDurationMilliseconds)).ToList(),
                 ForkHistory = forkHistory,

@@ -48,8 +48,10 @@ public sealed class ClusterFailoverLiveTests : IAsyncLifetime
             return lags.Count == 3
                 && lags.All(l => roles[l.Labels["endpoint"]] == "primary" && roles[l.Labels["replica"]] == "replica")
                 && metrics.Samples("muxwatch_server_connected_replicas").All(c => c.Value == 1)
-                && metrics.Samples("muxwatch_server_replication_link_up").Count(l => l.Value == 1) == 3;
-        }, "each primary's one replica and its lag, each replica's link up");
+                && metrics.Samples("muxwatch_server_replication_link_up").Count(l => l.Value == 1) == 3
+                && metrics.Samples("muxwatch_server_cluster_state_ok").Count(c => c.Value == 1) == 6
+                && metrics.Samples("muxwatch_server_cluster_known_nodes").All(c => c.Value == 6);
+        }, "each primary's one replica and its lag, each replica's link up, every node seeing the cluster ok");
 
         // A clean, manual failover: a replica takes over from its primary, which becomes its replica.
         var replica = _cluster.Nodes.First(n => roles[n.EndPoint] == "replica");
@@ -100,6 +102,12 @@ public sealed class ClusterFailoverLiveTests : IAsyncLifetime
         Assert.True(appFailures > 0, "no request of the app failed while its primary was down");
         await AssertRoleChangeAsync(sidecar, itsPrimary, "promoted to primary");
         await AssertEventAsync(sidecar, itsPrimary, "replication-link-down", "its link to the killed primary down until the promotion");
+        await Eventually.UntilAsync(async () =>
+        {
+            using var events = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/events", UriKind.Relative)));
+            return events.RootElement.GetProperty("endpoints").EnumerateArray().Any(e => e.GetProperty("events").EnumerateArray()
+                .Any(ev => ev.GetProperty("kind").GetString() == "cluster-fail" && ev.GetProperty("inProgress").GetBoolean() == false));
+        }, "a node's view of the cluster down (CLUSTERDOWN) until the failover, on its timeline");
         var metricsAfter = await MetricsText.ScrapeAsync(sidecar.Client);
         Assert.True(metricsAfter.Value("muxwatch_server_role_changes_total", ("endpoint", itsPrimary)) >= 2);
 

@@ -37,8 +37,9 @@
     'role-change': 'role change',
     'replication-link-down': 'replication link down',
     'full-sync': 'full resync',
+    'cluster-fail': 'cluster down',
   };
-  const intervalKinds = new Set(['bgsave', 'aof-rewrite', 'module-fork', 'loading', 'replication-link-down', 'full-sync']);
+  const intervalKinds = new Set(['bgsave', 'aof-rewrite', 'module-fork', 'loading', 'replication-link-down', 'full-sync', 'cluster-fail']);
 
   let token = sessionStorage.getItem(tokenKey) || '';
   let selectedId = null;

@@ -212,6 +212,13 @@ internal static class TimelineCorrelation
                 $"a failover: a replica was promoted to primary{replaced} between {Clock.Of(change.Start)} and {Clock.Of(change.End ?? to)}", order++));
         }
 
+        foreach (var down in events.Where(e => e.Kind == ServerEventKind.ClusterFail))
+        {
+            // The node refused every command (CLUSTERDOWN) while it saw the cluster down: a failover under way.
+            found.Add(new Finding(TimeoutCause.Failover, Overlap(down, from, to), Running: false,
+                $"the cluster was down (cluster_state:fail) from {Clock.Of(down.Start)}{(down.End is { } end ? $" to {Clock.Of(end)}" : ", still")}", order++));
+        }
+
         foreach (var restart in events.Where(e => e.Kind == ServerEventKind.Restart))
         {
             found.Add(new Finding(TimeoutCause.ConnectionLoss, Overlap(restart, from, to), Running: false,

@@ -32,8 +32,28 @@ public sealed partial class MuxWatchMetrics
     /// <summary>Seconds since each replica last acknowledged its primary.</summary>
     public Gauge ServerReplicaAckAge { get; private set; } = null!;
 
+    /// <summary>A cluster node's view of the cluster: 1 ok, 0 fail (<c>CLUSTER INFO</c> <c>cluster_state</c>).</summary>
+    public Gauge ServerClusterStateOk { get; private set; } = null!;
+
+    /// <summary>Hash slots the node sees as failed.</summary>
+    public Gauge ServerClusterSlotsFail { get; private set; } = null!;
+
+    /// <summary>Hash slots the node sees as possibly failed.</summary>
+    public Gauge ServerClusterSlotsPfail { get; private set; } = null!;
+
+    /// <summary>Nodes the node knows of.</summary>
+    public Gauge ServerClusterKnownNodes { get; private set; } = null!;
+
     private Collector[] CreateReplicationFamilies(MetricFactory factory)
     {
+        ServerClusterStateOk = factory.CreateGauge("muxwatch_server_cluster_state_ok",
+            "A cluster node's view of the cluster: 1 ok, 0 fail, when it refuses commands with CLUSTERDOWN (CLUSTER INFO cluster_state).", EndpointLabel);
+        ServerClusterSlotsFail = factory.CreateGauge("muxwatch_server_cluster_slots_fail",
+            "Hash slots the node sees served by a failed node (cluster_slots_fail).", EndpointLabel);
+        ServerClusterSlotsPfail = factory.CreateGauge("muxwatch_server_cluster_slots_pfail",
+            "Hash slots the node sees served by a node possibly failed, not yet agreed (cluster_slots_pfail).", EndpointLabel);
+        ServerClusterKnownNodes = factory.CreateGauge("muxwatch_server_cluster_known_nodes",
+            "Nodes the node knows of, itself included (cluster_known_nodes).", EndpointLabel);
         ServerRole = factory.CreateGauge("muxwatch_server_role",
             "1 for the endpoint's current role, primary or replica (INFO replication role); the other role's series is removed.", ["endpoint", "role"]);
         ServerRoleChanges = factory.CreateCounter("muxwatch_server_role_changes_total",
@@ -50,7 +70,7 @@ public sealed partial class MuxWatchMetrics
             "How far each replica of a primary is behind, in bytes (master_repl_offset minus the replica's offset).", ["endpoint", "replica"]);
         ServerReplicaAckAge = factory.CreateGauge("muxwatch_server_replica_ack_age_seconds",
             "Seconds since each replica of a primary last acknowledged it (its lag= in INFO replication).", ["endpoint", "replica"]);
-        return [ServerRole, ServerRoleChanges, ServerReplicationLinkUp, ServerReplicationSyncInProgress, ServerReplicationLastIo,
+        return [ServerClusterStateOk, ServerClusterSlotsFail, ServerClusterSlotsPfail, ServerClusterKnownNodes, ServerRole, ServerRoleChanges, ServerReplicationLinkUp, ServerReplicationSyncInProgress, ServerReplicationLastIo,
             ServerConnectedReplicas, ServerReplicaLagBytes, ServerReplicaAckAge];
     }
 

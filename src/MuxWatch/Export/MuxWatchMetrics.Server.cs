@@ -106,7 +106,8 @@ public sealed partial class MuxWatchMetrics
                      ServerCowSizeBytes, ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries,
                      ServerSlowestRecentCommandSeconds, ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess,
                      ServerClockOffsetSeconds, ServerRole, ServerRoleChanges, ServerReplicationLinkUp, ServerReplicationSyncInProgress,
-                     ServerReplicationLastIo, ServerConnectedReplicas, ServerReplicaLagBytes, ServerReplicaAckAge])
+                     ServerReplicationLastIo, ServerConnectedReplicas, ServerReplicaLagBytes, ServerReplicaAckAge,
+                     ServerClusterStateOk, ServerClusterSlotsFail, ServerClusterSlotsPfail, ServerClusterKnownNodes])
         {
             RemoveWhere(collector, endpoint);
         }

@@ -33,4 +33,7 @@ public enum ServerEventKind
 
     /// <summary>A replica synchronized from its primary (<c>master_sync_in_progress:1</c>): a full resync, whose RDB the primary forked for.</summary>
     FullSync,
+
+    /// <summary>The cluster was down as the node saw it (<c>CLUSTER INFO</c> <c>cluster_state:fail</c>): it refused commands (<c>CLUSTERDOWN</c>).</summary>
+    ClusterFail,
 }

@@ -14,6 +14,9 @@ public sealed record ServerPollResult(string Endpoint, DateTimeOffset Started, D
     /// <summary>The fields of <c>INFO server</c>, <c>persistence</c> and <c>stats</c>, by name.</summary>
     public IReadOnlyDictionary<string, string>? Info { get; init; }
 
+    /// <summary>The fields of <c>CLUSTER INFO</c>, read when <c>INFO</c> says <c>cluster_enabled:1</c>.</summary>
+    public IReadOnlyDictionary<string, string>? ClusterInfo { get; init; }
+
     /// <summary><c>latency-monitor-threshold</c> in milliseconds, from <c>CONFIG GET</c>.</summary>
     public long? LatencyMonitorThresholdMs { get; init; }
 

@@ -123,6 +123,11 @@ public sealed class ServerStateTracker
             ApplyInfo(info, poll);
         }
 
+        if (poll.ClusterInfo is { } cluster)
+        {
+            ApplyClusterInfo(cluster, poll);
+        }
+
         var forkSeen = poll.ForkHistory is { } history && ApplyForkHistory(history, poll.Finished);
         if (poll.LatencyLatest is { } latest)
         {
@@ -286,6 +291,28 @@ public sealed class ServerStateTracker
 
         Interval(info, "master_sync_in_progress", ServerEventKind.FullSync, _metrics.ServerReplicationSyncInProgress, poll, null, () => null);
         SetGauge(_metrics.ServerReplicationLastIo, Number(info, "master_last_io_seconds_ago") is { } io and >= 0 ? io : null);
+    }
+
+    /// <summary><c>CLUSTER INFO</c>: the node's view of the cluster; while it says fail, a <c>cluster-fail</c> interval (it refuses commands).</summary>
+    private void ApplyClusterInfo(IReadOnlyDictionary<string, string> cluster, ServerPollResult poll)
+    {
+        if (Text(cluster, "cluster_state") is { } state)
+        {
+            var ok = state == "ok";
+            _metrics.ServerClusterStateOk.WithLabels(_endpoint).Set(ok ? 1 : 0);
+            if (!ok)
+            {
+                _timeline.Begin(ServerEventKind.ClusterFail, EarliestSince(poll));
+            }
+            else
+            {
+                _timeline.End(ServerEventKind.ClusterFail, poll.Finished, "ok", poll.Finished);
+            }
+        }
+
+        SetGauge(_metrics.ServerClusterSlotsFail, Number(cluster, "cluster_slots_fail"));
+        SetGauge(_metrics.ServerClusterSlotsPfail, Number(cluster, "cluster_slots_pfail"));
+        SetGauge(_metrics.ServerClusterKnownNodes, Number(cluster, "cluster_known_nodes"));
     }
 
     /// <summary>A primary's <c>slaveN:ip=...,port=...,state=online,offset=...,lag=...</c> lines: each replica's lag (at most <see cref="MuxWatchMetrics.MaxReplicasPerPrimary"/>).</summary>

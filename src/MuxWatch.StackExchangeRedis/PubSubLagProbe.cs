@@ -24,6 +24,13 @@ internal sealed class PubSubLagProbe
     /// <summary>The most probe messages outstanding at once.</summary>
     public const int MaxUndelivered = 64;
 
+    /// <summary>
+    /// How long a probe message may stay undelivered before it counts as lost: pub/sub delivers at most
+    /// once, and a message published while the subscription connection was down never arrives. Without
+    /// this, lost messages would hold the lag up, and 64 of them would stop the probe for good.
+    /// </summary>
+    public static readonly TimeSpan LostAfter = TimeSpan.FromSeconds(10);
+
     private readonly string _multiplexer;
     private readonly MuxWatchMetrics _metrics;
     private readonly RedisChannel _channel;
@@ -89,17 +96,26 @@ internal sealed class PubSubLagProbe
         ExportSubscriptionCounters(multiplexer, endpoint);
 
         var now = Stopwatch.GetTimestamp();
+        foreach (var (sequence, sentAt) in _undelivered)
+        {
+            if (Stopwatch.GetElapsedTime(sentAt, now) > LostAfter && _undelivered.TryRemove(sequence, out _))
+            {
+                _metrics.PubSubLost.WithLabels(_multiplexer, endpoint).Inc();
+            }
+        }
+
         var oldest = _undelivered.IsEmpty ? (long?)null : _undelivered.Values.Min();
         var waiting = oldest is { } published ? Stopwatch.GetElapsedTime(published, now).TotalSeconds : 0;
         _metrics.PubSubLag.WithLabels(_multiplexer, endpoint).Set(Math.Max(Volatile.Read(ref _lastLag), waiting));
         _metrics.PubSubLastDeliveryAge.WithLabels(_multiplexer, endpoint).Set(Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastDelivered), now).TotalSeconds);
         _metrics.PubSubUndelivered.WithLabels(_multiplexer, endpoint).Set(_undelivered.Count);
+        _metrics.PubSubLost.WithLabels(_multiplexer, endpoint).Inc(0);
 
         if (_undelivered.Count < MaxUndelivered)
         {
-            var sequence = Interlocked.Increment(ref _sequence);
-            _undelivered[sequence] = now;
-            subscriber.Publish(_channel, string.Create(CultureInfo.InvariantCulture, $"{sequence}:{now}"), CommandFlags.FireAndForget);
+            var next = Interlocked.Increment(ref _sequence);
+            _undelivered[next] = now;
+            subscriber.Publish(_channel, string.Create(CultureInfo.InvariantCulture, $"{next}:{now}"), CommandFlags.FireAndForget);
         }
     }
 

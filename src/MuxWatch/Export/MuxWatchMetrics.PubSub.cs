@@ -22,6 +22,9 @@ public sealed partial class MuxWatchMetrics
     /// <summary>Probe messages published and not yet delivered.</summary>
     public Gauge PubSubUndelivered { get; private set; } = null!;
 
+    /// <summary>Probe messages never delivered within 10 s, counted as lost (pub/sub delivers at most once).</summary>
+    public Counter PubSubLost { get; private set; } = null!;
+
     /// <summary>1 while the probe channel's subscription is connected.</summary>
     public Gauge PubSubSubscribed { get; private set; } = null!;
 
@@ -49,6 +52,7 @@ public sealed partial class MuxWatchMetrics
         {
             PubSubDelivery.RemoveLabelled(multiplexer, endpoint);
             SubscriptionOperations.RemoveLabelled(multiplexer, endpoint);
+            PubSubLost.RemoveLabelled(multiplexer, endpoint);
             foreach (var gauge in (Gauge[])[PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubSubscribed, SubscriptionSentAwaitingResponse, SubscriptionPendingUnsent])
             {
                 gauge.RemoveLabelled(multiplexer, endpoint);
@@ -67,6 +71,8 @@ public sealed partial class MuxWatchMetrics
             "Seconds since a probe message was last delivered (since the subscription was made, before the first).", MultiplexerEndpointLabels);
         PubSubUndelivered = factory.CreateGauge("muxwatch_pubsub_undelivered",
             "Probe messages published and not yet delivered (MuxWatch stops publishing at 64).", MultiplexerEndpointLabels);
+        PubSubLost = factory.CreateCounter("muxwatch_pubsub_lost_total",
+            "Probe messages not delivered within 10 s, counted as lost (published while the subscription connection was down, say: pub/sub delivers at most once).", MultiplexerEndpointLabels);
         PubSubSubscribed = factory.CreateGauge("muxwatch_pubsub_subscribed",
             "1 while the probe channel's subscription is connected (ISubscriber.IsConnected), else 0.", MultiplexerEndpointLabels);
         SubscriptionSentAwaitingResponse = factory.CreateGauge("muxwatch_subscription_sent_awaiting_response",
@@ -75,6 +81,6 @@ public sealed partial class MuxWatchMetrics
             "The subscription connection's commands queued and not yet written (the client's sub counters).", MultiplexerEndpointLabels);
         SubscriptionOperations = factory.CreateCounter("muxwatch_subscription_operations_total",
             "Operations on the subscription connection (the client's sub counters).", MultiplexerEndpointLabels);
-        return [PubSubDelivery, PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubSubscribed, SubscriptionSentAwaitingResponse, SubscriptionPendingUnsent, SubscriptionOperations];
+        return [PubSubDelivery, PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubLost, PubSubSubscribed, SubscriptionSentAwaitingResponse, SubscriptionPendingUnsent, SubscriptionOperations];
     }
 }

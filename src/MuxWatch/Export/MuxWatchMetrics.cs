@@ -370,7 +370,7 @@ public sealed partial class MuxWatchMetrics
 
         foreach (var collector in (Collector[])[Connected, SentAwaitingResponse, PendingUnsent, Operations, Reconnects, Subscriptions,
                      Ping, PingFailures, LastProbeSuccess, HeartbeatAge, ClientTimeouts, ConnectionEvents, EndpointsOverBudget,
-                     PubSubDelivery, PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubSubscribed,
+                     PubSubDelivery, PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubLost, PubSubSubscribed,
                      SubscriptionSentAwaitingResponse, SubscriptionPendingUnsent, SubscriptionOperations])
         {
             RemoveWhere(collector, multiplexer);

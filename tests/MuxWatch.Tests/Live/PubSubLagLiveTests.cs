@@ -1,5 +1,10 @@
 using System.Globalization;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using MuxWatch.Testing;
+using Prometheus;
+using StackExchange.Redis;
 
 namespace MuxWatch.Tests.Live;
 
@@ -38,5 +43,43 @@ public sealed class PubSubLagLiveTests : IAsyncLifetime
         Assert.True(metrics.Value("muxwatch_pubsub_delivery_seconds_bucket", on.Item1, on.Item2, ("le", "1")) < metrics.Value("muxwatch_pubsub_delivery_seconds_count", on.Item1, on.Item2),
             "some probe message took longer than the handler's 1 s sleep");
         Assert.True(metrics.Value("muxwatch_subscription_operations_total", on.Item1, on.Item2) > 0);
+    }
+
+    [Fact]
+    public async Task Messages_undelivered_for_over_10_s_are_counted_lost_and_the_probe_goes_on()
+    {
+        var registry = Metrics.NewCustomRegistry();
+        await using var app = await ConnectionMultiplexer.ConnectAsync(_redis.EndPoint);
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+        builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
+        builder.Services.AddMuxWatch().UseMetricsRegistry(registry).AddMultiplexer("app", _ => app).MeasurePubSubLag("app");
+        using var host = builder.Build();
+        await host.StartAsync();
+        var on = (("multiplexer", "app"), ("endpoint", _redis.EndPoint));
+        await Eventually.UntilAsync(async () => (await ScrapeAsync(registry)).Value("muxwatch_pubsub_delivery_seconds_count", on.Item1, on.Item2) >= 5, "the first deliveries");
+
+        // Nothing delivered for longer than a probe message is waited for (the server blocked 11 s): those
+        // messages are given up as lost, so the lag cannot stay up and the 64-message cap never stops the probe.
+        var beforeSleep = (await ScrapeAsync(registry)).Value("muxwatch_pubsub_delivery_seconds_count", on.Item1, on.Item2) ?? 0;
+        await _redis.CommandAsync("DEBUG", "SLEEP", "11");
+
+        await Eventually.UntilAsync(async () =>
+        {
+            var metrics = await ScrapeAsync(registry);
+            return metrics.Value("muxwatch_pubsub_lost_total", on.Item1, on.Item2) > 0
+                && metrics.Value("muxwatch_pubsub_delivery_seconds_count", on.Item1, on.Item2) > beforeSleep + 5
+                && metrics.Value("muxwatch_pubsub_undelivered", on.Item1, on.Item2) < 5
+                && metrics.Value("muxwatch_pubsub_lag_seconds", on.Item1, on.Item2) < 1;
+        }, "the lost messages counted, and deliveries going on at a low lag", TimeSpan.FromSeconds(45));
+        await host.StopAsync();
+    }
+
+    private static async Task<MetricsText> ScrapeAsync(CollectorRegistry registry)
+    {
+        using var stream = new MemoryStream();
+        await registry.CollectAndExportAsTextAsync(stream);
+        return new MetricsText(System.Text.Encoding.UTF8.GetString(stream.ToArray()));
     }
 }

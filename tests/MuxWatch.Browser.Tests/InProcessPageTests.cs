@@ -34,6 +34,19 @@ public sealed class InProcessPageTests : IClassFixture<BrowserSession>, IAsyncLi
     public async Task InitializeAsync()
     {
         _redis = await RedisServer.StartAsync();
+        try
+        {
+            await StartAppAsync();
+        }
+        catch
+        {
+            await _redis.DisposeAsync(); // xunit does not dispose a class whose initialization failed
+            throw;
+        }
+    }
+
+    private async Task StartAppAsync()
+    {
         _multiplexer = await ConnectionMultiplexer.ConnectAsync($"{_redis.EndPoint},syncTimeout=500,asyncTimeout=500,abortConnect=false");
         _port = FreePort.Next();
         var builder = WebApplication.CreateBuilder();

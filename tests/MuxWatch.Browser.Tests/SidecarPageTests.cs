@@ -31,10 +31,19 @@ public sealed class SidecarPageTests : IClassFixture<BrowserSession>, IAsyncLife
     public async Task InitializeAsync()
     {
         _redis = await RedisServer.StartAsync();
-        _service = await ServiceProcess.StartAsync(
-            $"--MuxWatch:Targets:0:Name={Target}",
-            $"--MuxWatch:Targets:0:ConnectionString={_redis.EndPoint},asyncTimeout=500,syncTimeout=500",
-            $"--MuxWatch:Api:BearerToken={Token}");
+        try
+        {
+            _service = await ServiceProcess.StartAsync(
+                $"--MuxWatch:Targets:0:Name={Target}",
+                $"--MuxWatch:Targets:0:ConnectionString={_redis.EndPoint},asyncTimeout=500,syncTimeout=500",
+                $"--MuxWatch:Api:BearerToken={Token}");
+        }
+        catch
+        {
+            await _redis.DisposeAsync(); // xunit does not dispose a class whose initialization failed
+            throw;
+        }
+
         _service.Client.DefaultRequestHeaders.Authorization = new AuthenticationHeaderValue("Bearer", Token);
     }
 

@@ -24,6 +24,19 @@ public sealed class OpenTelemetryExportTests : IAsyncLifetime
     public async Task InitializeAsync()
     {
         _redis = await RedisServer.StartAsync();
+        try
+        {
+            await StartAppAndPrometheusAsync();
+        }
+        catch
+        {
+            await DisposeAsync(); // xunit does not dispose a class whose initialization failed
+            throw;
+        }
+    }
+
+    private async Task StartAppAndPrometheusAsync()
+    {
         var appPort = FreePort.Next();
         _app = ExternalProcess.Start("dotnet", BuiltProgram.PathOf("MuxWatch.OtelApp"),
             "--urls", $"http://127.0.0.1:{appPort}", "--Redis", $"{_redis.EndPoint},syncTimeout=500,asyncTimeout=500");
@@ -62,7 +75,7 @@ public sealed class OpenTelemetryExportTests : IAsyncLifetime
             await _app.DisposeAsync();
         }
 
-        _appClient.Dispose();
+        _appClient?.Dispose();
         _prometheusClient?.Dispose();
         await _redis.DisposeAsync();
         Directory.Delete(_work, recursive: true);

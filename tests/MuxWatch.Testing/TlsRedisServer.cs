@@ -44,13 +44,27 @@ public sealed class TlsRedisServer : IAsyncDisposable
         await OpensslAsync("x509", "-req", "-in", File("server.csr"), "-CA", File("ca.pem"), "-CAkey", File("ca.key"), "-CAcreateserial",
             "-out", File("server.pem"), "-days", "2", "-extfile", File("server.ext")).ConfigureAwait(false);
 
-        server._process = ExternalProcess.Start("redis-server", "--port", "0", "--tls-port", server.Port.ToString(CultureInfo.InvariantCulture),
-            "--tls-cert-file", File("server.pem"), "--tls-key-file", File("server.key"), "--tls-ca-cert-file", File("ca.pem"),
-            "--tls-auth-clients", "no", "--bind", "127.0.0.1", "--save", string.Empty, "--appendonly", "no", "--dir", directory,
-            "--enable-debug-command", "yes", "--protected-mode", "no");
-        await Eventually.UntilAsync(async () => (await server.CommandAsync("PING").ConfigureAwait(false)) == "PONG",
-            $"the TLS-only redis-server on port {server.Port} to answer PING").ConfigureAwait(false);
+        try
+        {
+            await server.StartProcessAsync(File).ConfigureAwait(false);
+        }
+        catch
+        {
+            await server.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+
         return server;
+    }
+
+    private async Task StartProcessAsync(Func<string, string> file)
+    {
+        _process = ExternalProcess.Start("redis-server", "--port", "0", "--tls-port", Port.ToString(CultureInfo.InvariantCulture),
+            "--tls-cert-file", file("server.pem"), "--tls-key-file", file("server.key"), "--tls-ca-cert-file", file("ca.pem"),
+            "--tls-auth-clients", "no", "--bind", "127.0.0.1", "--save", string.Empty, "--appendonly", "no", "--dir", _directory,
+            "--enable-debug-command", "yes", "--protected-mode", "no");
+        await Eventually.UntilAsync(async () => (await CommandAsync("PING").ConfigureAwait(false)) == "PONG",
+            $"the TLS-only redis-server on port {Port} to answer PING").ConfigureAwait(false);
     }
 
     /// <summary>Runs one command through <c>redis-cli --tls</c>, trusting the test CA.</summary>

@@ -127,7 +127,13 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
     public async Task Endpoints_beyond_the_budget_are_counted_and_logged_never_probed()
     {
         var logs = new CollectingLoggerProvider();
-        var endpoints = string.Join(',', new[] { _redis.EndPoint }.Concat(Enumerable.Range(0, 5).Select(_ => $"127.0.0.1:{FreePort.Next()}")));
+
+        // Five endpoints that accept and never answer, held for the test: a port merely free could be taken
+        // meanwhile by a test running beside this one (a cluster node, whose topology the client would then follow).
+        var silent = Enumerable.Range(0, 5).Select(_ => new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0)).ToList();
+        silent.ForEach(listener => listener.Start());
+        using var stopSilent = new DisposableAction(() => silent.ForEach(listener => listener.Stop()));
+        var endpoints = string.Join(',', new[] { _redis.EndPoint }.Concat(silent.Select(l => $"127.0.0.1:{((System.Net.IPEndPoint)l.LocalEndpoint).Port}")));
         var app = await ConnectionMultiplexer.ConnectAsync($"{endpoints},abortConnect=false,connectTimeout=500");
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders().AddProvider(logs);
@@ -238,5 +244,10 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
             return (await ScrapeAsync()).Value("muxwatch_connection_events_total", mux, ("event", "server-maintenance")) >= 1;
         }, "the maintenance notice counted");
         await host.StopAsync();
+    }
+
+    private sealed class DisposableAction(Action action) : IDisposable
+    {
+        public void Dispose() => action();
     }
 }

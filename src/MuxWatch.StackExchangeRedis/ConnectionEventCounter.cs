@@ -8,7 +8,7 @@ namespace MuxWatch.StackExchangeRedis;
 /// attached when MuxWatch starts watching it and detached when it stops (the app's multiplexer is only observed).
 /// </summary>
 /// <remarks>Events are counted, never ordered: ConnectionRestored can arrive before its ConnectionFailed (measured).</remarks>
-internal sealed class ConnectionEventCounter(MuxWatchMetrics metrics, string multiplexer, BoundedLabelValues endpoints)
+internal sealed class ConnectionEventCounter(MuxWatchMetrics metrics, string multiplexer, BoundedLabelValues endpoints, Action<string>? failed = null)
 {
     private volatile bool _stopped;
 
@@ -44,7 +44,11 @@ internal sealed class ConnectionEventCounter(MuxWatchMetrics metrics, string mul
         metrics.ConnectionEvents.WithLabels(multiplexer, label, name, failureType).Inc();
     }
 
-    private void OnConnectionFailed(object? sender, ConnectionFailedEventArgs e) => Count("connection-failed", e.EndPoint, e.FailureType.ToString());
+    private void OnConnectionFailed(object? sender, ConnectionFailedEventArgs e)
+    {
+        Count("connection-failed", e.EndPoint, e.FailureType.ToString());
+        failed?.Invoke(e.FailureType.ToString());
+    }
 
     private void OnConnectionRestored(object? sender, ConnectionFailedEventArgs e) => Count("connection-restored", e.EndPoint, e.FailureType.ToString());
 

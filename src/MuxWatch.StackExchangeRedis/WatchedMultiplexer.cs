@@ -60,8 +60,8 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         _services = services;
         _metrics = metrics;
         _maxEndpoints = maxEndpoints;
-        _events = new ConnectionEventCounter(metrics, registration.Name, _eventEndpoints);
         _outcome = new ProbeOutcome(time);
+        _events = new ConnectionEventCounter(metrics, registration.Name, _eventEndpoints, NameRefusal);
         _pinger = new EndpointPinger(registration.Name, metrics, _outcome, time);
         _pubSub = registration.MeasurePubSubLag ? new PubSubLagProbe(registration.Name, metrics) : null;
         _logger = services.GetService<ILoggerFactory>()?.CreateLogger(typeof(WatchedMultiplexer).FullName!) ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
@@ -350,6 +350,18 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             _outcome.Failed($"could not get the multiplexer: {ex.GetType().Name}: {ex.Message}");
             _state = "failed";
             _metrics.ProbeFailures.WithLabels("multiplexer", "resolve-failed").Inc();
+        }
+    }
+
+    /// <summary>
+    /// A refusal on a later attempt (the first one may have failed otherwise, a slow connect under load):
+    /// named where people look too, as for the first connection.
+    /// </summary>
+    private void NameRefusal(string failureType)
+    {
+        if (failureType == nameof(ConnectionFailureType.AuthenticationFailure))
+        {
+            _outcome.Failed(_registration.Tls?.LastFailure ?? OwnedConnection.Describe(failureType));
         }
     }
 

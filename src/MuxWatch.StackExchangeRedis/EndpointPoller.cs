@@ -12,7 +12,7 @@ namespace MuxWatch.StackExchangeRedis;
 /// <summary>
 /// Polls one endpoint with the client's typed calls (<c>INFO</c>, whose default sections hold server,
 /// persistence and stats; <c>LATENCY LATEST</c>; <c>SLOWLOG GET</c>; <c>LATENCY HISTORY fork</c> when a new
-/// fork shows; once a minute <c>CONFIG GET latency-monitor-threshold</c> and <c>TIME</c>) and hands what it read to its <see cref="ServerStateTracker"/>.
+/// fork shows; on a cluster node <c>CLUSTER INFO</c>, and <c>CLUSTER NODES</c> when its node count changes; once a minute <c>CONFIG GET latency-monitor-threshold</c> and <c>TIME</c>) and hands what it read to its <see cref="ServerStateTracker"/>.
 /// </summary>
 /// <remarks>
 /// The commands are sent one after another, each once the one before was answered and its size
@@ -49,6 +49,11 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
     private long? _threshold;
     private TimeSpan? _clockOffset;
     private List<string> _seldomRefused = [];
+
+    /// <summary>The cluster's known-node count when its members were last read, and when (one poll in flight at a time reads and writes them).</summary>
+    private string? _knownNodes;
+
+    private DateTimeOffset _membersRead = DateTimeOffset.MinValue;
 
     /// <summary>The newest fork LATENCY HISTORY was read for (one poll in flight at a time reads and writes it).</summary>
     private DateTimeOffset? _forkAskedAbout;
@@ -146,6 +151,19 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 clusterInfo = ReplyLimits.ParseInfo(clusterText.Length <= ReplyLimits.MaxInfoChars ? clusterText : throw new OversizedReplyException("CLUSTER INFO", clusterText.Length, ReplyLimits.MaxInfoChars), new Dictionary<string, string>(StringComparer.Ordinal));
             }
 
+            // Which nodes the cluster has, to follow a node's removal (the client, which never forgets a
+            // server, still holds it): read when the node's count of known nodes changes, and once a minute.
+            List<string>? members = null;
+            if (clusterInfo is not null
+                && (clusterInfo.GetValueOrDefault("cluster_known_nodes") != _knownNodes || started - _membersRead >= SeldomInterval)
+                && await Answer(Send(sent, server.ClusterNodesRawAsync()), "cluster", refused, deadline, stopping).ConfigureAwait(false) is { } nodesReply)
+            {
+                var nodesText = nodesReply.StartsWith("txt:", StringComparison.Ordinal) ? nodesReply[4..] : nodesReply;
+                members = ReplyLimits.ParseClusterNodes(nodesText.Length <= ReplyLimits.MaxClusterNodesChars ? nodesText : throw new OversizedReplyException("CLUSTER NODES", nodesText.Length, ReplyLimits.MaxClusterNodesChars));
+                _knownNodes = clusterInfo.GetValueOrDefault("cluster_known_nodes");
+                _membersRead = started;
+            }
+
             var latest = Bounded(await Answer(Send(sent, server.LatencyLatestAsync()), "latency", refused, deadline, stopping).ConfigureAwait(false), "LATENCY LATEST", ReplyLimits.MaxLatencyEntries);
             var entries = Bounded(await Answer(Send(sent, server.SlowlogGetAsync(SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false), "SLOWLOG GET", SlowlogBatch);
             if (started - _seldomRead >= SeldomInterval)
@@ -183,6 +201,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             {
                 Info = infoRead ? info : null,
                 ClusterInfo = clusterInfo,
+                ClusterMembers = members,
                 LatencyMonitorThresholdMs = threshold,
                 LatencyLatest = latest?.Select(l => new LatencySpike(l.EventName, Utc(l.Timestamp), l.DurationMilliseconds, l.MaxDurationMilliseconds)).ToList(),
                 ForkHistory = forkHistory,

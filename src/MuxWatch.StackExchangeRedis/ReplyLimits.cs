@@ -32,6 +32,58 @@ internal static class ReplyLimits
     public const int MaxLatencyEntries = 256;
 
     /// <summary>
+    /// Characters of a <c>CLUSTER NODES</c> reply: a node's line is 100-200 characters (more for a primary
+    /// with scattered slot ranges), so a thousand-node cluster lists in about 200 KB.
+    /// </summary>
+    public const int MaxClusterNodesChars = 1024 * 1024;
+
+    /// <summary>Nodes read from one <c>CLUSTER NODES</c> reply (Redis advises at most a thousand).</summary>
+    public const int MaxClusterNodes = 4096;
+
+    /// <summary>
+    /// The endpoints (<c>ip:port</c>, written as <see cref="EndpointText"/> writes the client's) of the nodes a
+    /// <c>CLUSTER NODES</c> reply lists, within the limits above; a node still in handshake or without an
+    /// address is no member yet.
+    /// </summary>
+    /// <remarks>
+    /// Written here: the client's typed <c>ClusterNodesAsync</c> parses a reply of any size whole (every
+    /// slot range of every node) before its caller can look; only the first three fields are needed.
+    /// </remarks>
+    public static List<string> ParseClusterNodes(string text)
+    {
+        var members = new List<string>();
+        Span<Range> fields = stackalloc Range[4];
+        foreach (var range in text.AsSpan().Split('\n'))
+        {
+            var line = text.AsSpan(range).TrimEnd('\r');
+            if (line.Split(fields, ' ') < 3)
+            {
+                continue;
+            }
+
+            var address = line[fields[1]];
+            var flags = line[fields[2]];
+            if (flags.Contains("handshake", StringComparison.Ordinal) || flags.Contains("noaddr", StringComparison.Ordinal))
+            {
+                continue;
+            }
+
+            // ip:port@cport[,hostname]
+            var at = address.IndexOfAny('@', ',');
+            if (System.Net.IPEndPoint.TryParse(at < 0 ? address : address[..at], out var endpoint) && endpoint.Port > 0)
+            {
+                members.Add(EndpointText.Of(endpoint));
+                if (members.Count >= MaxClusterNodes)
+                {
+                    break;
+                }
+            }
+        }
+
+        return members;
+    }
+
+    /// <summary>
     /// Splits an INFO reply into its <c>name:value</c> fields, within the limits above.
     /// </summary>
     /// <remarks>

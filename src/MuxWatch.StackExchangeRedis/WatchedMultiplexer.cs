@@ -25,6 +25,9 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// <summary>How long after the app disposed its multiplexer its factory is asked again (a reconnect pattern recreates it at once).</summary>
     internal static readonly TimeSpan RecycledRetry = TimeSpan.FromSeconds(1);
 
+    /// <summary>How often a multiplexer MuxWatch made is at most asked to re-read its cluster, when a node it does not hold is listed.</summary>
+    internal static readonly TimeSpan ReconfigureEvery = TimeSpan.FromSeconds(30);
+
     private const int MaxEventEndpoints = 64;
 
     private static readonly string[] ProbeOnly = [TimeoutSources.Probe];
@@ -42,6 +45,10 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     private readonly PubSubLagProbe? _pubSub;
     private readonly ILogger _logger;
     private readonly Lock _gate = new();
+    private readonly ServerTimelines? _timelines;
+    private readonly TimeProvider _time;
+    private Task? _reconfiguring;
+    private DateTimeOffset _lastReconfigure = DateTimeOffset.MinValue;
 
     /// <summary>The status text's buffer, reused each cycle (only the loop's thread samples).</summary>
     private readonly StringWriter _statusText = new(System.Globalization.CultureInfo.InvariantCulture);
@@ -60,6 +67,8 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         _services = services;
         _metrics = metrics;
         _maxEndpoints = maxEndpoints;
+        _time = time;
+        _timelines = services.GetService<ServerTimelines>();
         _outcome = new ProbeOutcome(time);
         _events = new ConnectionEventCounter(metrics, registration.Name, _eventEndpoints, NameRefusal);
         _pinger = new EndpointPinger(registration.Name, metrics, _outcome, time);
@@ -82,7 +91,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// </summary>
     internal IServer[] Servers(IConnectionMultiplexer multiplexer)
     {
-        var all = multiplexer.GetServers();
+        var all = InCluster(multiplexer);
         var over = all.Length - _maxEndpoints;
         if (over <= 0)
         {
@@ -101,6 +110,69 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         }
 
         return all[.._maxEndpoints];
+    }
+
+    /// <summary>
+    /// The multiplexer's servers but those that left their cluster (<see cref="ServerTimelines.FollowCluster"/>):
+    /// the client never forgets a server, so a node removed from the cluster would otherwise stay probed and
+    /// exported for ever. Its series go when it is first seen gone. A node the cluster added that the client
+    /// does not hold yet: a multiplexer MuxWatch made is asked to re-read the cluster (at most every
+    /// <see cref="ReconfigureEvery"/>); an app's is never reconfigured, and shows it once the client does.
+    /// </summary>
+    private IServer[] InCluster(IConnectionMultiplexer multiplexer)
+    {
+        var all = multiplexer.GetServers();
+        if (_timelines is null || all.Length == 0)
+        {
+            return all;
+        }
+
+        var endpoints = new string[all.Length];
+        for (var i = 0; i < all.Length; i++)
+        {
+            endpoints[i] = EndpointText.Of(all[i].EndPoint);
+        }
+
+        var membership = _timelines.FollowCluster(endpoints);
+        if (membership.Unknown.Count > 0 && _registration.Owned)
+        {
+            ReconfigureOwned(multiplexer, membership.Unknown.Count);
+        }
+
+        if (membership.Left.Count == 0)
+        {
+            return all;
+        }
+
+        foreach (var gone in membership.Left)
+        {
+            if (_endpoints.TryRemove(gone, out _))
+            {
+                _metrics.RemoveEndpoint(Name, gone);
+                LogLeftCluster(_logger, gone, Name);
+            }
+        }
+
+        return [.. all.Where((_, i) => !membership.Left.Contains(endpoints[i]))];
+    }
+
+    private void ReconfigureOwned(IConnectionMultiplexer multiplexer, int unknown)
+    {
+        var now = _time.GetUtcNow();
+        lock (_gate)
+        {
+            if (_reconfiguring is { IsCompleted: false } || now - _lastReconfigure < ReconfigureEvery)
+            {
+                return;
+            }
+
+            _lastReconfigure = now;
+            LogReconfiguring(_logger, Name, unknown);
+
+            // Off the loop, and observed: the client re-reads CLUSTER NODES and connects to the new nodes.
+            _reconfiguring = multiplexer.ConfigureAsync().ContinueWith(
+                static t => t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
+        }
     }
 
     /// <summary>
@@ -283,7 +355,10 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         series.Reconnects.IncTo(Math.Max(0, counters.Interactive.SocketCount - 1));
         series.Subscriptions.Set(counters.Subscription.Subscriptions);
 
-        if (!connected)
+        // The client connects to a node it learnt of on a re-read of the cluster only once a command goes
+        // there: in MuxWatch's own multiplexer, the probe's PING is that command. The app's is left alone.
+        var neverConnected = !connected && _registration.Owned && counters.Interactive.SocketCount == 0;
+        if (!connected && !neverConnected)
         {
             return false;
         }
@@ -292,12 +367,12 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         {
             _pinger.Start(server, endpoint, probeTimeout, pipeline, stopping);
         }
-        else if (pingInterval is null)
+        else if (pingInterval is null && connected)
         {
             _outcome.Succeeded(endpoint, now);
         }
 
-        return true;
+        return connected;
     }
 
     private void StartResolving(DateTimeOffset now)
@@ -419,4 +494,12 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     [LoggerMessage(EventId = 42, Level = LogLevel.Warning,
         Message = "Multiplexer {Multiplexer} knows {Endpoints} endpoints; only the first {Budget} are probed and polled (MuxWatch:MaxEndpointsPerMultiplexer)")]
     private static partial void LogOverBudget(ILogger logger, string multiplexer, int endpoints, int budget);
+
+    [LoggerMessage(EventId = 43, Level = LogLevel.Information,
+        Message = "Node {Endpoint} of multiplexer {Multiplexer} left its cluster (no other node lists it): no longer probed, polled or exported")]
+    private static partial void LogLeftCluster(ILogger logger, string endpoint, string multiplexer);
+
+    [LoggerMessage(EventId = 44, Level = LogLevel.Information,
+        Message = "The cluster of multiplexer {Multiplexer} lists {Unknown} node(s) it does not hold: asking it to re-read the cluster")]
+    private static partial void LogReconfiguring(ILogger logger, string multiplexer, int unknown);
 }

@@ -7,7 +7,7 @@ namespace MuxWatch.Service.Tests;
 /// The sidecar given one seed of a real Redis Cluster (three primaries, three replicas) probes and polls
 /// all six nodes with their roles; a failover, clean (<c>CLUSTER FAILOVER</c> on a replica) or forced (a
 /// primary killed), shows as a role change on each node's timeline and in <c>muxwatch_server_role</c>,
-/// and a killed node as disconnected. Both client generations.
+/// a killed node as disconnected, and the node back as a replica when it returns. Both client generations.
 /// </summary>
 [Trait("Category", "LiveProbe")]
 public sealed class ClusterFailoverLiveTests : IAsyncLifetime
@@ -130,6 +130,20 @@ public sealed class ClusterFailoverLiveTests : IAsyncLifetime
         var counted = await MetricsText.ScrapeAsync(sidecar.Client);
         Assert.Equal(failed.Count, counted.Samples("muxwatch_timeouts_total", ("endpoint", replica.EndPoint), ("cause", "failover")).Sum(s => s.Value));
         Assert.Equal(failed.Count, counted.Samples("muxwatch_timeouts_total", ("endpoint", replica.EndPoint)).Sum(s => s.Value)); // under no other cause
+
+        // The killed node returns (its nodes.conf kept): it rejoins as the replica of the node that replaced
+        // it, and everything is as before, six nodes connected and every one seeing the cluster ok.
+        await replica.RestartAsync();
+        await Eventually.UntilAsync(async () =>
+        {
+            var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+            return metrics.Value("muxwatch_connected", ("multiplexer", "cluster"), ("endpoint", replica.EndPoint)) == 1
+                && Roles(metrics).GetValueOrDefault(replica.EndPoint) == "replica"
+                && metrics.Value("muxwatch_server_replication_link_up", ("endpoint", replica.EndPoint)) == 1
+                && metrics.Samples("muxwatch_server_cluster_state_ok").Count(c => c.Value == 1) == 6
+                && _cluster.Nodes.All(n => metrics.Value("muxwatch_connected", ("multiplexer", "cluster"), ("endpoint", n.EndPoint)) == 1);
+        }, "the killed node back as a replica, its link up, all six connected and the cluster ok everywhere", TimeSpan.FromSeconds(90));
+        await AssertRoleChangeAsync(sidecar, replica.EndPoint, "demoted to replica");
     }
 
     private static Dictionary<string, string> Roles(MetricsText metrics) =>

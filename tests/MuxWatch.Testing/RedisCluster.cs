@@ -11,6 +11,8 @@ namespace MuxWatch.Testing;
 /// </summary>
 public sealed class RedisCluster : IAsyncDisposable
 {
+    private readonly List<RedisServer> _added = [];
+
     private RedisCluster(IReadOnlyList<RedisServer> nodes) => Nodes = nodes;
 
     /// <summary>The six nodes; which are primaries is the cluster's choice (see <see cref="RoleOfAsync"/>).</summary>
@@ -27,22 +29,10 @@ public sealed class RedisCluster : IAsyncDisposable
         {
             for (var i = 0; i < 6; i++)
             {
-                nodes.Add(await RedisServer.StartAsync(
-                    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
-                    "--cluster-port", FreePort.Next().ToString(CultureInfo.InvariantCulture)).ConfigureAwait(false));
+                nodes.Add(await StartNodeAsync().ConfigureAwait(false));
             }
 
-            var create = new ProcessStartInfo("redis-cli") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
-            foreach (var argument in (string[])["--cluster", "create", .. nodes.Select(n => n.EndPoint), "--cluster-replicas", "1", "--cluster-yes"])
-            {
-                create.ArgumentList.Add(argument);
-            }
-
-            var (exitCode, output, error) = await BuiltProgram.RunAsync(create, timeout: TimeSpan.FromMinutes(1)).ConfigureAwait(false);
-            if (exitCode != 0)
-            {
-                throw new InvalidOperationException($"redis-cli --cluster create failed ({exitCode}): {output}{error}");
-            }
+            await RedisCliClusterAsync(["create", .. nodes.Select(n => n.EndPoint), "--cluster-replicas", "1", "--cluster-yes"]).ConfigureAwait(false);
 
             var cluster = new RedisCluster(nodes);
             await Eventually.UntilAsync(async () =>
@@ -71,6 +61,75 @@ public sealed class RedisCluster : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// Starts a seventh node and adds it to the cluster as an empty primary (<c>redis-cli --cluster
+    /// add-node</c>); returns once every node lists it. Stopped with the cluster.
+    /// </summary>
+    public async Task<RedisServer> AddNodeAsync()
+    {
+        var node = await StartNodeAsync().ConfigureAwait(false);
+        _added.Add(node);
+        await RedisCliClusterAsync(["add-node", node.EndPoint, Seed]).ConfigureAwait(false);
+        await Eventually.UntilAsync(async () =>
+        {
+            foreach (var member in Nodes.Append(node))
+            {
+                if (!Lists(await member.CommandAsync("CLUSTER", "NODES").ConfigureAwait(false), node.EndPoint))
+                {
+                    return false;
+                }
+            }
+
+            return true;
+        }, $"every node to list the added node {node.EndPoint}", TimeSpan.FromSeconds(60)).ConfigureAwait(false);
+        return node;
+    }
+
+    /// <summary>
+    /// Removes <paramref name="node"/> from the cluster (<c>redis-cli --cluster del-node</c>: the others forget
+    /// it, it is reset and keeps running alone); returns once no other node lists it.
+    /// </summary>
+    public async Task RemoveNodeAsync(RedisServer node)
+    {
+        ArgumentNullException.ThrowIfNull(node);
+        var id = (await node.CommandAsync("CLUSTER", "MYID").ConfigureAwait(false)).Trim();
+        await RedisCliClusterAsync(["del-node", Seed, id]).ConfigureAwait(false);
+        await Eventually.UntilAsync(async () =>
+        {
+            foreach (var member in Nodes)
+            {
+                if (Lists(await member.CommandAsync("CLUSTER", "NODES").ConfigureAwait(false), node.EndPoint))
+                {
+                    return false;
+                }
+            }
+
+            return true;
+        }, $"no node to list the removed node {node.EndPoint}", TimeSpan.FromSeconds(60)).ConfigureAwait(false);
+    }
+
+    private static Task<RedisServer> StartNodeAsync() => RedisServer.StartAsync(
+        "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
+        "--cluster-port", FreePort.Next().ToString(CultureInfo.InvariantCulture));
+
+    private static bool Lists(string clusterNodes, string endpoint) =>
+        clusterNodes.Split('\n').Any(line => line.Split(' ') is { Length: > 2 } fields && fields[1].StartsWith(endpoint + "@", StringComparison.Ordinal));
+
+    private static async Task RedisCliClusterAsync(string[] arguments)
+    {
+        var cli = new ProcessStartInfo("redis-cli") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+        foreach (var argument in (string[])["--cluster", .. arguments])
+        {
+            cli.ArgumentList.Add(argument);
+        }
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(cli, timeout: TimeSpan.FromMinutes(1)).ConfigureAwait(false);
+        if (exitCode != 0)
+        {
+            throw new InvalidOperationException($"redis-cli --cluster {arguments[0]} failed ({exitCode}): {output}{error}");
+        }
+    }
+
     /// <summary>A node's <c>CLUSTER NODES</c> lists six nodes, none still in handshake, three primaries each with a replica: gossip has settled.</summary>
     private static bool AgreesOnAll(string nodes)
     {
@@ -94,7 +153,7 @@ public sealed class RedisCluster : IAsyncDisposable
     /// <inheritdoc />
     public async ValueTask DisposeAsync()
     {
-        foreach (var node in Nodes)
+        foreach (var node in Nodes.Concat(_added))
         {
             await node.DisposeAsync().ConfigureAwait(false);
         }

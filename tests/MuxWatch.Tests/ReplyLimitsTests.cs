@@ -29,4 +29,19 @@ public sealed class ReplyLimitsTests
         Assert.DoesNotContain(fields.Keys, key => key.Length > ReplyLimits.MaxInfoFieldChars);
         Assert.Equal(ReplyLimits.MaxInfoFields, fields.Count);
     }
+
+    [Fact]
+    public void Cluster_nodes_are_read_by_address_as_the_client_names_them_nodes_in_handshake_or_without_an_address_skipped()
+    {
+        // Lines as Redis 7 writes them: myself, a failed primary, an announced hostname, IPv6, a handshake, no address.
+        const string Text =
+            "07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@31004 myself,slave e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 0 1426238317239 4 connected\n"
+            + "e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001,cache-1.example master,fail - 0 1426238316232 1 disconnected 0-5460\n"
+            + "292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f [::1]:30003@31003 master - 0 1426238318243 3 connected 10923-16383\n"
+            + "6ec23923021cf3ffec47632106199cb7f496ce01 127.0.0.1:30005@31005 handshake - 0 0 0 connected\n"
+            + "824fe116063bc5fcf9f4ffd895bc17aee7731ac3 :0@0 noaddr,master - 0 0 0 disconnected\n"
+            + "garbage\n";
+
+        Assert.Equal(["127.0.0.1:30004", "127.0.0.1:30001", "[::1]:30003"], ReplyLimits.ParseClusterNodes(Text));
+    }
 }

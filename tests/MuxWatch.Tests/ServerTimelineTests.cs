@@ -310,6 +310,41 @@ public sealed class ServerTimelineTests
         Assert.Contains(timeline.Events(), e => e.SlowlogId == 2);
     }
 
+    [Fact]
+    public void A_node_no_other_node_lists_has_left_its_cluster_a_failed_one_still_listed_has_not_and_an_unheld_one_is_unknown()
+    {
+        var timelines = new ServerTimelines(Options.Create(new MuxWatchOptions()));
+        string[] held = ["10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379", "10.0.0.4:6379"];
+        timelines.GetOrAdd(held[0]).NoteClusterMembers([held[0], held[1], held[2], "10.0.0.9:6379"]); // .3 forgotten, .9 added, .2 listed (failed)
+        timelines.GetOrAdd(held[1]); // killed: no list of its own
+        timelines.GetOrAdd(held[2]).NoteClusterMembers([held[2], held[0], held[1], "10.0.0.9:6379"]);
+        timelines.GetOrAdd(held[3]).NoteClusterMembers([held[3]]); // reset by del-node: lists only itself, vouches for nothing
+
+        var membership = timelines.FollowCluster(held);
+
+        Assert.Equal(["10.0.0.4:6379"], membership.Left.Order());
+        Assert.Equal(["10.0.0.9:6379"], membership.Unknown.Order());
+    }
+
+    [Fact]
+    public void Lists_that_name_nodes_otherwise_than_the_client_prove_nothing_and_no_list_at_all_leaves_everything()
+    {
+        var timelines = new ServerTimelines(Options.Create(new MuxWatchOptions()));
+        string[] held = ["cache-1:6379", "cache-2:6379"];
+
+        Assert.Same(ClusterMembership.None, timelines.FollowCluster(held)); // not polled yet, or no cluster
+
+        // Behind NAT the nodes list their private addresses, not the names the client connects to.
+        timelines.GetOrAdd(held[0]).NoteClusterMembers(["172.17.0.2:6379", "172.17.0.3:6379"]);
+        timelines.GetOrAdd(held[1]).NoteClusterMembers(["172.17.0.3:6379", "172.17.0.2:6379"]);
+        Assert.Empty(timelines.FollowCluster(held).Left);
+
+        // A one-node cluster: no other node to say it left.
+        var single = new ServerTimelines(Options.Create(new MuxWatchOptions()));
+        single.GetOrAdd("10.0.0.1:6379").NoteClusterMembers(["10.0.0.1:6379"]);
+        Assert.Empty(single.FollowCluster(["10.0.0.1:6379"]).Left);
+    }
+
     private (TimeoutPipeline Pipeline, ServerTimelines Timelines) NewPipeline(TimeProvider clock)
     {
         var options = Options.Create(new MuxWatchOptions());

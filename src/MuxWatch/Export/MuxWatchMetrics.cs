@@ -357,10 +357,24 @@ public sealed partial class MuxWatchMetrics
         }
     }
 
-    private void RemoveMultiplexerUngated(string multiplexer)
+    /// <summary>
+    /// Removes one endpoint's series of <paramref name="multiplexer"/> (a node that left its cluster); its
+    /// timeouts stay counted, only its counters still at 0 go.
+    /// </summary>
+    public void RemoveEndpoint(string multiplexer, string endpoint)
+    {
+        lock (SeriesGate)
+        {
+            RemoveSeriesWhere(l => l.Length > 1 && l[0] == multiplexer && l[1] == endpoint);
+        }
+    }
+
+    private void RemoveMultiplexerUngated(string multiplexer) => RemoveSeriesWhere(l => l.Length > 0 && l[0] == multiplexer);
+
+    private void RemoveSeriesWhere(Func<string[], bool> matches)
     {
         // Its timeouts stay counted; only the series initialized at 0 and never moved go with it.
-        foreach (var labels in Timeouts.GetAllLabelValues().Where(l => l.Length > 0 && l[0] == multiplexer).ToList())
+        foreach (var labels in Timeouts.GetAllLabelValues().Where(matches).ToList())
         {
             if (Timeouts.WithLabels(labels).Value == 0)
             {
@@ -373,30 +387,33 @@ public sealed partial class MuxWatchMetrics
                      PubSubDelivery, PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubLost, PubSubSubscribed,
                      SubscriptionSentAwaitingResponse, SubscriptionPendingUnsent, SubscriptionOperations])
         {
-            RemoveWhere(collector, multiplexer);
+            RemoveWhere(collector, matches);
         }
     }
 
-    private static void RemoveWhere(Collector collector, string multiplexer)
+    /// <summary>Removes the series whose first label is <paramref name="first"/>.</summary>
+    private static void RemoveWhere(Collector collector, string first) => RemoveWhere(collector, l => l.Length > 0 && l[0] == first);
+
+    private static void RemoveWhere(Collector collector, Func<string[], bool> matches)
     {
         switch (collector)
         {
             case Gauge gauge:
-                foreach (var labels in gauge.GetAllLabelValues().Where(l => l.Length > 0 && l[0] == multiplexer).ToList())
+                foreach (var labels in gauge.GetAllLabelValues().Where(matches).ToList())
                 {
                     gauge.RemoveLabelled(labels);
                 }
 
                 break;
             case Counter counter:
-                foreach (var labels in counter.GetAllLabelValues().Where(l => l.Length > 0 && l[0] == multiplexer).ToList())
+                foreach (var labels in counter.GetAllLabelValues().Where(matches).ToList())
                 {
                     counter.RemoveLabelled(labels);
                 }
 
                 break;
             case Histogram histogram:
-                foreach (var labels in histogram.GetAllLabelValues().Where(l => l.Length > 0 && l[0] == multiplexer).ToList())
+                foreach (var labels in histogram.GetAllLabelValues().Where(matches).ToList())
                 {
                     histogram.RemoveLabelled(labels);
                 }

@@ -17,6 +17,13 @@ public sealed record ServerPollResult(string Endpoint, DateTimeOffset Started, D
     /// <summary>The fields of <c>CLUSTER INFO</c>, read when <c>INFO</c> says <c>cluster_enabled:1</c>.</summary>
     public IReadOnlyDictionary<string, string>? ClusterInfo { get; init; }
 
+    /// <summary>
+    /// The endpoints (<c>host:port</c>) of the nodes this cluster node's <c>CLUSTER NODES</c> lists, itself and
+    /// failed nodes included (a failed node is still a member until the cluster forgets it); null when not a
+    /// cluster node or not read.
+    /// </summary>
+    public IReadOnlyCollection<string>? ClusterMembers { get; init; }
+
     /// <summary><c>latency-monitor-threshold</c> in milliseconds, from <c>CONFIG GET</c>.</summary>
     public long? LatencyMonitorThresholdMs { get; init; }
 

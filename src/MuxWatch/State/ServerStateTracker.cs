@@ -128,6 +128,11 @@ public sealed class ServerStateTracker
             ApplyClusterInfo(cluster, poll);
         }
 
+        if (poll.ClusterMembers is { } members)
+        {
+            _timeline.NoteClusterMembers(members);
+        }
+
         var forkSeen = poll.ForkHistory is { } history && ApplyForkHistory(history, poll.Finished);
         if (poll.LatencyLatest is { } latest)
         {

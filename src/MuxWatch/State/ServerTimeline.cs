@@ -23,6 +23,7 @@ public sealed class ServerTimeline
     private TimeSpan? _clockOffset;
     private bool? _latencyMonitorEnabled;
     private long _dropped;
+    private IReadOnlySet<string>? _clusterMembers;
     private volatile bool _pollWanted;
 
     /// <summary>Creates the timeline of <paramref name="endpoint"/>, keeping events for <paramref name="retention"/>.</summary>
@@ -69,6 +70,16 @@ public sealed class ServerTimeline
             }
         }
     }
+
+    /// <summary>
+    /// The cluster's nodes as this node last listed them (<c>CLUSTER NODES</c>, itself and failed nodes
+    /// included); null when it is not a cluster node or has not been read.
+    /// </summary>
+    public IReadOnlySet<string>? ClusterMembers => Volatile.Read(ref _clusterMembers);
+
+    /// <summary>Notes the cluster's nodes as this node listed them.</summary>
+    internal void NoteClusterMembers(IReadOnlyCollection<string> members) =>
+        Volatile.Write(ref _clusterMembers, members.ToHashSet(StringComparer.OrdinalIgnoreCase));
 
     /// <summary>Asks for the next poll to come soon (a timeout waits for it); the next completed poll answers it.</summary>
     public void RequestPoll() => _pollWanted = true;

@@ -43,6 +43,66 @@ public sealed class ServerTimelines(IOptions<MuxWatchOptions> options)
         return found;
     }
 
+    /// <summary>
+    /// How one multiplexer's servers (<paramref name="endpoints"/>) stand against what their cluster's nodes
+    /// last listed (<c>CLUSTER NODES</c>). <see cref="ClusterMembership.Left"/>: the servers no other node
+    /// lists, when at least one other node said which nodes it knows (naming itself as the client names
+    /// it). A killed node stays (the others list it, failed, until it is forgotten), so it shows
+    /// disconnected; a node removed from the cluster (<c>redis-cli --cluster del-node</c>, <c>CLUSTER
+    /// FORGET</c>) goes, though the client, which never forgets a server, still holds it.
+    /// <see cref="ClusterMembership.Unknown"/>: nodes listed that are not among the servers (added to the
+    /// cluster since the client last read it). Both empty when no server is a cluster node.
+    /// </summary>
+    public ClusterMembership FollowCluster(IReadOnlyList<string> endpoints)
+    {
+        ArgumentNullException.ThrowIfNull(endpoints);
+        HashSet<string>? listed = null;
+        var listers = 0;
+        foreach (var endpoint in endpoints)
+        {
+            if (Listing(endpoint) is not { } members)
+            {
+                continue;
+            }
+
+            listers++;
+            listed ??= new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+            foreach (var member in members)
+            {
+                if (!string.Equals(member, endpoint, StringComparison.OrdinalIgnoreCase))
+                {
+                    listed.Add(member); // a node listing itself vouches for nothing (a reset node lists only itself)
+                }
+            }
+        }
+
+        if (listed is null)
+        {
+            return ClusterMembership.None;
+        }
+
+        HashSet<string>? left = null;
+        foreach (var endpoint in endpoints)
+        {
+            // Its own list aside, is there another node that said what it knows? Then it had to list this one.
+            var othersListing = Listing(endpoint) is null ? listers : listers - 1;
+            if (othersListing > 0 && !listed.Contains(endpoint))
+            {
+                (left ??= new HashSet<string>(StringComparer.OrdinalIgnoreCase)).Add(endpoint);
+            }
+        }
+
+        listed.ExceptWith(endpoints);
+        return new ClusterMembership(left ?? (IReadOnlySet<string>)ClusterMembership.None.Left, listed);
+    }
+
+    /// <summary>
+    /// A node's list of members, when it names itself as the client names it: behind NAT or an announced
+    /// address a node lists addresses the client does not use, and such a list proves nothing about them.
+    /// </summary>
+    private IReadOnlySet<string>? Listing(string endpoint) =>
+        Find(endpoint)?.ClusterMembers is { } members && members.Contains(endpoint) ? members : null;
+
     /// <summary>Stops keeping <paramref name="endpoint"/> (its multiplexer went away).</summary>
     public void Remove(string endpoint) => _byEndpoint.TryRemove(endpoint, out _);
 

@@ -26,8 +26,10 @@ public sealed class FaultMatrixTests(ITestOutputHelper output) : IAsyncLifetime
     [Theory]
     [MemberData(nameof(Faults))]
     public async Task A_faulty_endpoint_shows_costs_the_others_nothing_and_recovers(string fault) =>
-        output.WriteLine(await FaultMatrix.RunAsync(_faults, fault, _healthy.EndPoint, (healthy, faulty) =>
-            Task.FromResult<IWatchingTwoTargets>(new WatchingSidecar(InMemorySidecar.Probing((FaultMatrix.Healthy, healthy), (FaultMatrix.Faulty, faulty))))));
+        output.WriteLine(await FaultMatrix.RunAsync(_faults, fault, _healthy.EndPoint, (healthy, faulty, trustedCaFile) =>
+            Task.FromResult<IWatchingTwoTargets>(new WatchingSidecar(InMemorySidecar.Probing(
+                [(FaultMatrix.Healthy, healthy), (FaultMatrix.Faulty, faulty)],
+                trustedCaFile is null ? [] : [("MuxWatch:Targets:1:TrustedCaFile", trustedCaFile)])))));
 
     [Fact]
     public async Task Two_hundred_endpoints_half_of_them_dead_keep_the_cycle_short_and_the_live_ones_on_time()
@@ -66,6 +68,14 @@ public sealed class FaultMatrixTests(ITestOutputHelper output) : IAsyncLifetime
         {
             using var targets = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative)));
             return targets.RootElement.GetProperty("targets").EnumerateArray().Single(t => t.GetProperty("name").GetString() == target).GetProperty("state").GetString()!;
+        }
+
+        public bool MadeTheFaultyConnection => true;
+
+        public async Task<string?> LastErrorOfAsync(string target)
+        {
+            using var targets = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative)));
+            return targets.RootElement.GetProperty("targets").EnumerateArray().Single(t => t.GetProperty("name").GetString() == target).GetProperty("lastError").GetString();
         }
 
         public async Task AssertServingAsync()

@@ -9,6 +9,16 @@ public interface IWatchingTwoTargets : IAsyncDisposable
     /// <summary>The state MuxWatch reports for <paramref name="target"/> (as <c>/api/targets</c> shows it).</summary>
     Task<string> StateOfAsync(string target);
 
+    /// <summary>
+    /// True when MuxWatch made the faulty target's multiplexer (a sidecar target, an app's connection
+    /// string), so it saw why its first connection failed; an app's own multiplexer failed before MuxWatch
+    /// was handed it, and the client reports a failure once, not on every retry.
+    /// </summary>
+    bool MadeTheFaultyConnection { get; }
+
+    /// <summary>The last error MuxWatch reports for <paramref name="target"/> (as <c>/api/targets</c> shows it), or null.</summary>
+    Task<string?> LastErrorOfAsync(string target);
+
     /// <summary>Throws when the host is not serving as it should during a fault (the sidecar: <c>/healthz</c>; an app: its probe loop cycling).</summary>
     Task AssertServingAsync();
 }
@@ -28,13 +38,17 @@ public static class FaultMatrix
     /// <summary>Client settings for the faulty target: short enough that a fault shows within seconds.</summary>
     public const string FaultyClientSettings = ",connectTimeout=1000,asyncTimeout=500,syncTimeout=500";
 
-    /// <summary>Runs <paramref name="fault"/> against the host <paramref name="watch"/> starts for (healthy endpoint, faulty connection string); returns what was seen.</summary>
-    public static async Task<string> RunAsync(RedisFaults faults, string fault, string healthyEndpoint, Func<string, string, Task<IWatchingTwoTargets>> watch)
+    /// <summary>
+    /// Runs <paramref name="fault"/> against the host <paramref name="watch"/> starts for (healthy endpoint,
+    /// faulty connection string, the CA the faulty target's TLS certificate is to be checked against or
+    /// null); returns what was seen.
+    /// </summary>
+    public static async Task<string> RunAsync(RedisFaults faults, string fault, string healthyEndpoint, Func<string, string, string?, Task<IWatchingTwoTargets>> watch)
     {
         ArgumentNullException.ThrowIfNull(faults);
         ArgumentNullException.ThrowIfNull(watch);
-        var (connectionString, stall, recover) = await faults.SetUpAsync(fault).ConfigureAwait(false);
-        await using var host = await watch(healthyEndpoint, connectionString + FaultyClientSettings).ConfigureAwait(false);
+        var (connectionString, stall, recover, trustedCaFile, reason) = await faults.SetUpAsync(fault).ConfigureAwait(false);
+        await using var host = await watch(healthyEndpoint, connectionString + FaultyClientSettings, trustedCaFile).ConfigureAwait(false);
         if (stall is not null)
         {
             await Eventually.UntilAsync(async () => (await host.ScrapeAsync().ConfigureAwait(false)).Value("muxwatch_ping_seconds_count", ("multiplexer", Faulty)) >= 1, $"{fault}: the faulty target's first PING").ConfigureAwait(false);
@@ -56,9 +70,22 @@ public static class FaultMatrix
             return healthyProbes.Count >= 5 && await FaultShowsAsync(host, metrics, stall is not null).ConfigureAwait(false);
         }, $"{fault}: the fault to show while the healthy target is probed on").ConfigureAwait(false);
 
+        // Where the fault has a reason to name (a refused certificate, refused credentials), it is named
+        // where people look, and no secret with it.
+        string? named = null;
+        if (reason is not null && host.MadeTheFaultyConnection)
+        {
+            await Eventually.UntilAsync(async () => (named = await host.LastErrorOfAsync(Faulty).ConfigureAwait(false)) is { } error
+                && error.Contains(reason, StringComparison.OrdinalIgnoreCase), $"{fault}: the last error to say \"{reason}\"").ConfigureAwait(false);
+            if (named!.Contains("one-1234", StringComparison.Ordinal) || named.Contains("one-5678", StringComparison.Ordinal))
+            {
+                throw new InvalidOperationException($"{fault}: a password in the last error: {named}");
+            }
+        }
+
         if (recover is null)
         {
-            return $"{fault}: shown, the other target probed {healthyProbes.Count} times meanwhile; no recovery to wait for";
+            return $"{fault}: shown{(named is null ? string.Empty : $" (\"{named}\")")}, the other target probed {healthyProbes.Count} times meanwhile; no recovery to wait for";
         }
 
         await recover().ConfigureAwait(false);
@@ -70,7 +97,7 @@ public static class FaultMatrix
             return metrics.Value("muxwatch_connected", ("multiplexer", Faulty)) == 1
                 && metrics.Value("muxwatch_ping_seconds_count", ("multiplexer", Faulty)) > pingsAfter + 2;
         }, $"{fault}: the faulty target to recover", TimeSpan.FromSeconds(60)).ConfigureAwait(false);
-        return $"{fault}: shown, the other target probed {healthyProbes.Count} times meanwhile, then recovered";
+        return $"{fault}: shown{(named is null ? string.Empty : $" (\"{named}\")")}, the other target probed {healthyProbes.Count} times meanwhile, then recovered";
     }
 
     /// <summary>Throws when any probe cycle so far took longer than a second.</summary>

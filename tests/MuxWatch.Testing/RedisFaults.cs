@@ -8,11 +8,16 @@ namespace MuxWatch.Testing;
 /// <param name="ConnectionString">The StackExchange.Redis configuration of the faulty endpoint.</param>
 /// <param name="Stall">Stalls it, for a fault that is a stall; null for a connection fault.</param>
 /// <param name="Recover">Ends the fault; null when it cannot end.</param>
-public sealed record RedisFault(string ConnectionString, Func<Task>? Stall, Func<Task>? Recover);
+/// <param name="TrustedCaFile">For a TLS endpoint, the CA certificate (PEM) the watcher trusts: the sidecar's <c>TrustedCaFile</c>, an app's own validation callback.</param>
+/// <param name="Reason">Words the target's last error must hold (the fault named where people look); null when not checked.</param>
+public sealed record RedisFault(string ConnectionString, Func<Task>? Stall, Func<Task>? Recover, string? TrustedCaFile = null, string? Reason = null);
 
 /// <summary>
 /// The faults of the probe's fault matrix, made with real parts: redis-server processes (late, locked,
-/// paused, sleeping, TLS only), listeners that send garbage or nothing, a name that does not resolve.
+/// paused, sleeping, TLS only), listeners that send garbage or nothing, a name that does not resolve. The
+/// <c>tls-</c> rows run on a TLS-only server whose certificate a test CA signed (<see cref="TlsRedisServer"/>),
+/// as a managed cache's is: its certificate not trusted, trusted from the wrong CA, a refused password
+/// and a stall, each over TLS.
 /// </summary>
 public sealed class RedisFaults : IAsyncDisposable
 {
@@ -24,6 +29,7 @@ public sealed class RedisFaults : IAsyncDisposable
     [
         "not-running-at-start", "wrong-password", "unresolvable-host", "garbage-listener", "silent-listener",
         "tls-expected-not-offered", "tls-offered-not-expected", "client-pause", "debug-sleep",
+        "tls-untrusted-certificate", "tls-other-ca-trusted", "tls-wrong-password", "tls-debug-sleep",
     ];
 
     /// <summary>Makes the fault named <paramref name="name"/>.</summary>
@@ -54,6 +60,20 @@ public sealed class RedisFaults : IAsyncDisposable
             case "debug-sleep":
                 var sleeping = Own(await RedisServer.StartAsync().ConfigureAwait(false));
                 return new(sleeping.EndPoint, () => sleeping.CommandAsync("DEBUG", "SLEEP", "4"), () => Task.CompletedTask);
+            case "tls-untrusted-certificate":
+                var untrusted = Own(await TlsRedisServer.StartAsync().ConfigureAwait(false));
+                return new($"{untrusted.EndPoint},ssl=true", null, null, Reason: "certificate");
+            case "tls-other-ca-trusted":
+                var misplaced = Own(await TlsRedisServer.StartAsync().ConfigureAwait(false));
+                return new($"{misplaced.EndPoint},ssl=true", null, null, misplaced.OtherCaFile, "certificate");
+            case "tls-wrong-password":
+                var tlsLocked = Own(await TlsRedisServer.StartAsync("--requirepass", "the-right-one-1234").ConfigureAwait(false));
+                tlsLocked.Password = "the-right-one-1234";
+                return new($"{tlsLocked.EndPoint},ssl=true,password=a-wrong-one-5678", null,
+                    () => tlsLocked.CommandAsync("CONFIG", "SET", "requirepass", "a-wrong-one-5678"), tlsLocked.CaFile, "credentials");
+            case "tls-debug-sleep":
+                var tlsSleeping = Own(await TlsRedisServer.StartAsync().ConfigureAwait(false));
+                return new($"{tlsSleeping.EndPoint},ssl=true", () => tlsSleeping.CommandAsync("DEBUG", "SLEEP", "4"), () => Task.CompletedTask, tlsSleeping.CaFile);
             default:
                 throw new ArgumentOutOfRangeException(nameof(name), name, null);
         }
@@ -71,7 +91,8 @@ public sealed class RedisFaults : IAsyncDisposable
         _listeners.Dispose();
     }
 
-    private RedisServer Own(RedisServer server)
+    private T Own<T>(T server)
+        where T : IAsyncDisposable
     {
         _owned.Add(server);
         return server;

@@ -32,7 +32,8 @@ public sealed class TlsRedisServer : IAsyncDisposable
     public string OtherCaFile => Path.Combine(_directory, "other-ca.pem");
 
     /// <summary>Makes the CAs and the server's certificate, starts the server and waits until it answers PING over TLS.</summary>
-    public static async Task<TlsRedisServer> StartAsync()
+    /// <param name="extraArguments">More <c>redis-server</c> arguments (a password, ...).</param>
+    public static async Task<TlsRedisServer> StartAsync(params string[] extraArguments)
     {
         var directory = Directory.CreateTempSubdirectory("muxwatch-tls-ca-").FullName;
         var server = new TlsRedisServer(directory, FreePort.Next());
@@ -46,7 +47,7 @@ public sealed class TlsRedisServer : IAsyncDisposable
 
         try
         {
-            await server.StartProcessAsync(File).ConfigureAwait(false);
+            await server.StartProcessAsync(File, extraArguments).ConfigureAwait(false);
         }
         catch
         {
@@ -57,13 +58,18 @@ public sealed class TlsRedisServer : IAsyncDisposable
         return server;
     }
 
-    private async Task StartProcessAsync(Func<string, string> file)
+    /// <summary>The password <see cref="CommandAsync"/> authenticates with (set it when the server was started with one).</summary>
+    public string? Password { get; set; }
+
+    private async Task StartProcessAsync(Func<string, string> file, string[] extraArguments)
     {
-        _process = ExternalProcess.Start("redis-server", "--port", "0", "--tls-port", Port.ToString(CultureInfo.InvariantCulture),
+        _process = ExternalProcess.Start("redis-server", [
+            "--port", "0", "--tls-port", Port.ToString(CultureInfo.InvariantCulture),
             "--tls-cert-file", file("server.pem"), "--tls-key-file", file("server.key"), "--tls-ca-cert-file", file("ca.pem"),
             "--tls-auth-clients", "no", "--bind", "127.0.0.1", "--save", string.Empty, "--appendonly", "no", "--dir", _directory,
-            "--enable-debug-command", "yes", "--protected-mode", "no");
-        await Eventually.UntilAsync(async () => (await CommandAsync("PING").ConfigureAwait(false)) == "PONG",
+            "--enable-debug-command", "yes", "--protected-mode", "no", .. extraArguments]);
+        var password = extraArguments.SkipWhile(a => a != "--requirepass").Skip(1).FirstOrDefault();
+        await Eventually.UntilAsync(async () => (await CommandAsync(password is null ? ["PING"] : ["-a", password, "--no-auth-warning", "PING"]).ConfigureAwait(false)) == "PONG",
             $"the TLS-only redis-server on port {Port} to answer PING").ConfigureAwait(false);
     }
 
@@ -71,7 +77,8 @@ public sealed class TlsRedisServer : IAsyncDisposable
     public async Task<string> CommandAsync(params string[] arguments)
     {
         var info = new ProcessStartInfo("redis-cli") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
-        foreach (var argument in (string[])["--tls", "--cacert", CaFile, "-h", "127.0.0.1", "-p", Port.ToString(CultureInfo.InvariantCulture), .. arguments])
+        string[] auth = Password is null ? [] : ["-a", Password, "--no-auth-warning"];
+        foreach (var argument in (string[])["--tls", "--cacert", CaFile, "-h", "127.0.0.1", "-p", Port.ToString(CultureInfo.InvariantCulture), .. auth, .. arguments])
         {
             info.ArgumentList.Add(argument);
         }

@@ -36,24 +36,53 @@ public sealed class InProcessFaultMatrixTests(ITestOutputHelper output) : IAsync
     public async Task A_faulty_endpoint_in_an_app_shows_costs_the_app_nothing_and_recovers(string fault) =>
         output.WriteLine(await FaultMatrix.RunAsync(_faults, fault, _healthy.EndPoint, WatchingAppAsync));
 
-    private static async Task<IWatchingTwoTargets> WatchingAppAsync(string healthy, string faulty)
+    private static async Task<IWatchingTwoTargets> WatchingAppAsync(string healthy, string faulty, string? trustedCaFile)
     {
         var registry = Metrics.NewCustomRegistry();
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
         builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.200";
         builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.200";
-        builder.Services.AddMuxWatch().UseMetricsRegistry(registry)
-            .AddMultiplexer(FaultMatrix.Healthy, healthy)
-            .AddMultiplexer(FaultMatrix.Faulty, faulty);
+        var watching = builder.Services.AddMuxWatch().UseMetricsRegistry(registry).AddMultiplexer(FaultMatrix.Healthy, healthy);
+        _ = trustedCaFile is null
+            ? watching.AddMultiplexer(FaultMatrix.Faulty, faulty)
+            : watching.AddMultiplexer(FaultMatrix.Faulty, _ => ConnectAsAnApp(faulty, trustedCaFile)); // the app's own, trusting its CA
         var host = builder.Build();
         await host.StartAsync(); // whatever the fault: start-up never waits on it
-        return new WatchingApp(host, registry);
+        return new WatchingApp(host, registry, madeTheFaultyConnection: trustedCaFile is null);
+    }
+
+    /// <summary>
+    /// The app's own multiplexer, made as an app on a private CA makes it: a validation callback of its own
+    /// that trusts that CA (MuxWatch never sets an app's; it only watches the multiplexer it is given).
+    /// </summary>
+    private static StackExchange.Redis.ConnectionMultiplexer ConnectAsAnApp(string configuration, string trustedCaFile)
+    {
+        var options = StackExchange.Redis.ConfigurationOptions.Parse(configuration);
+        options.AbortOnConnectFail = false;
+        var ca = System.Security.Cryptography.X509Certificates.X509CertificateLoader.LoadCertificateFromFile(trustedCaFile);
+        options.CertificateValidation += (_, certificate, _, errors) =>
+        {
+            if (certificate is null || (errors & ~System.Net.Security.SslPolicyErrors.RemoteCertificateChainErrors) != 0)
+            {
+                return false;
+            }
+
+            using var chain = new System.Security.Cryptography.X509Certificates.X509Chain();
+            chain.ChainPolicy.TrustMode = System.Security.Cryptography.X509Certificates.X509ChainTrustMode.CustomRootTrust;
+            chain.ChainPolicy.CustomTrustStore.Add(ca);
+            chain.ChainPolicy.RevocationMode = System.Security.Cryptography.X509Certificates.X509RevocationMode.NoCheck;
+            return chain.Build(new System.Security.Cryptography.X509Certificates.X509Certificate2(certificate));
+        };
+
+        return StackExchange.Redis.ConnectionMultiplexer.Connect(options);
     }
 
     /// <summary>The app as the fault matrix sees it: its registry, its targets and its probe loop.</summary>
-    private sealed class WatchingApp(IHost host, CollectorRegistry registry) : IWatchingTwoTargets
+    private sealed class WatchingApp(IHost host, CollectorRegistry registry, bool madeTheFaultyConnection) : IWatchingTwoTargets
     {
+        public bool MadeTheFaultyConnection => madeTheFaultyConnection;
+
         public async Task<MetricsText> ScrapeAsync()
         {
             using var stream = new MemoryStream();
@@ -63,6 +92,9 @@ public sealed class InProcessFaultMatrixTests(ITestOutputHelper output) : IAsync
 
         public Task<string> StateOfAsync(string target) =>
             Task.FromResult(host.Services.GetServices<ITargetStatusSource>().SelectMany(s => s.Targets()).Single(t => t.Name == target).State);
+
+        public Task<string?> LastErrorOfAsync(string target) =>
+            Task.FromResult(host.Services.GetServices<ITargetStatusSource>().SelectMany(s => s.Targets()).Single(t => t.Name == target).LastError);
 
         public Task AssertServingAsync()
         {

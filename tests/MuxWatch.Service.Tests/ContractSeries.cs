@@ -6,7 +6,7 @@ namespace MuxWatch.Service.Tests;
 /// <summary>
 /// An hour of every series of the metric contract (docs/metrics.md), as OpenMetrics text for
 /// <c>promtool tsdb create-blocks-from openmetrics</c>: two multiplexers, two endpoints, a few
-/// disconnections, timeouts of several causes, a BGSAVE and its fork.
+/// disconnections, timeouts of several causes, a BGSAVE and its fork, a failover.
 /// </summary>
 internal static class ContractSeries
 {
@@ -28,7 +28,7 @@ internal static class ContractSeries
         var perServer = Endpoints.Select(e => $"instance=\"{Instance}\",endpoint=\"{e}\"").ToList();
 
         Gauge(text, "muxwatch_connected", perEndpoint, times, (i, n) => n == 0 && i is > 100 and < 110 ? 0 : 1);
-        Counter(text, "muxwatch_timeouts_total", [.. from s in perEndpoint from c in (string[])["server-stall", "thread-pool-starvation", "persistence"] select $"{s},cause=\"{c}\""], times, (i, n) => i * (n % 3 + 1) / 4.0);
+        Counter(text, "muxwatch_timeouts_total", [.. from s in perEndpoint from c in (string[])["server-stall", "thread-pool-starvation", "persistence", "failover"] select $"{s},cause=\"{c}\""], times, (i, n) => i * (n % 3 + 1) / 4.0);
         Gauge(text, "muxwatch_sent_awaiting_response", perEndpoint, times, (i, n) => (i * 7 + n) % 40);
         Gauge(text, "muxwatch_pending_unsent", perEndpoint, times, (i, n) => (i + n) % 5);
         Counter(text, "muxwatch_operations_total", perEndpoint, times, (i, n) => i * 100.0);
@@ -60,6 +60,15 @@ internal static class ContractSeries
         Gauge(text, "muxwatch_server_latency_spike_seconds", [.. perServer.Select(s => $"{s},event=\"fork\""), .. perServer.Select(s => $"{s},event=\"command\"")], times, (i, n) => 0.05 * (n + 1));
         Counter(text, "muxwatch_server_slowlog_entries_total", perServer, times, (i, n) => i / 10);
         Gauge(text, "muxwatch_server_slowest_recent_command_seconds", perServer, times, (i, n) => 0.012 * (n + 1));
+
+        // Replication and cluster: 10.0.0.1 the primary until a failover at step 150 promotes its replica 10.0.0.2;
+        // the cluster is down from the primary's failure (step 145) to the promotion.
+        Gauge(text, "muxwatch_server_role", [.. from s in perServer from r in (string[])["primary", "replica"] select $"{s},role=\"{r}\""], times,
+            (i, n) => (n / 2 == 0) == (i < 150) == (n % 2 == 0) ? 1 : 0);
+        Counter(text, "muxwatch_server_role_changes_total", perServer, times, (i, n) => i < 150 ? 0 : 1);
+        Gauge(text, "muxwatch_server_cluster_state_ok", perServer, times, (i, n) => i is >= 145 and < 150 ? 0 : 1);
+        Gauge(text, "muxwatch_server_replication_link_up", [perServer[1]], times, (i, n) => i is >= 145 and < 150 ? 0 : 1);
+        Gauge(text, "muxwatch_server_replica_lag_bytes", [$"{perServer[0]},replica=\"{Endpoints[1]}\""], times, (i, n) => i % 7 * 128);
 
         text.Append("# EOF\n");
         return text.ToString();

@@ -1,0 +1,119 @@
+using System.Text.Json;
+using MuxWatch.Testing;
+using Xunit.Abstractions;
+
+namespace MuxWatch.Service.Tests;
+
+/// <summary>
+/// The roles-and-failovers dashboard against a real scrape: the MuxWatch service (a process) watches a
+/// real six-node cluster given by one seed, Debian's Prometheus scrapes it every second, a replica takes
+/// over with <c>CLUSTER FAILOVER</c> and then a primary is killed (the cluster down until its replica is
+/// promoted); every panel and annotation query of the dashboard then returns data, and the failovers
+/// are in Prometheus as role changes.
+/// </summary>
+[Trait("Category", "EndToEnd")]
+public sealed class TopologyDashboardTests(ITestOutputHelper output) : IAsyncLifetime
+{
+    /// <summary>The dashboard's file name in dashboards/.</summary>
+    public const string Dashboard = "muxwatch-topology.json";
+
+    private readonly string _work = Directory.CreateTempSubdirectory("muxwatch-topology-").FullName;
+    private readonly List<IAsyncDisposable> _running = [];
+    private RedisCluster _cluster = null!;
+    private ServiceProcess _service = null!;
+    private PrometheusApi _prometheus = null!;
+    private HttpClient _prometheusClient = null!;
+
+    public async Task InitializeAsync()
+    {
+        try
+        {
+            _cluster = await RedisCluster.StartAsync();
+            _running.Add(_cluster);
+            _service = await ServiceProcess.StartAsync(
+                "--MuxWatch:ProbeInterval=00:00:00.200", "--MuxWatch:PingInterval=00:00:00.200",
+                "--MuxWatch:ServerPollInterval=00:00:00.500", "--MuxWatch:ServerPollTimeout=00:00:01",
+                "--MuxWatch:Targets:0:Name=cluster", $"--MuxWatch:Targets:0:ConnectionString={_cluster.Seed},connectTimeout=1000");
+            _running.Add(_service);
+
+            var port = FreePort.Next();
+            var config = Path.Combine(_work, "prometheus.yml");
+            await File.WriteAllTextAsync(config, $"""
+                global:
+                  scrape_interval: 1s
+                scrape_configs:
+                  - job_name: muxwatch
+                    static_configs:
+                      - targets: ["127.0.0.1:{_service.Port}"]
+                """);
+            var prometheus = ExternalProcess.Start("prometheus",
+                $"--config.file={config}", $"--storage.tsdb.path={Path.Combine(_work, "tsdb")}", $"--web.listen-address=127.0.0.1:{port}");
+            _running.Add(prometheus);
+            _prometheusClient = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}"), Timeout = TimeSpan.FromSeconds(30) };
+            _prometheus = new PrometheusApi(_prometheusClient);
+            await Eventually.UntilAsync(async () => (await _prometheusClient.GetAsync(new Uri("/-/ready", UriKind.Relative))).IsSuccessStatusCode,
+                "Prometheus to be ready: " + prometheus.Output);
+        }
+        catch
+        {
+            await DisposeAsync(); // xunit does not dispose a class whose initialization threw
+            throw;
+        }
+    }
+
+    public async Task DisposeAsync()
+    {
+        foreach (var process in Enumerable.Reverse(_running))
+        {
+            await process.DisposeAsync();
+        }
+
+        _running.Clear();
+        _prometheusClient?.Dispose();
+        Directory.Delete(_work, recursive: true);
+    }
+
+    [Fact]
+    public async Task Every_query_of_the_roles_and_failovers_dashboard_shows_a_real_failover()
+    {
+        var started = DateTimeOffset.UtcNow;
+        await Eventually.UntilAsync(async () => await CountAsync("muxwatch_server_role == 1") == 6
+            && await CountAsync("muxwatch_server_replication_link_up == 1") == 3,
+            "Prometheus to hold the six nodes' roles and the three replicas' links", TimeSpan.FromSeconds(90));
+
+        // A clean failover, then a forced one: a primary killed once its replica is in sync.
+        var roles = new Dictionary<RedisServer, string>();
+        foreach (var node in _cluster.Nodes)
+        {
+            roles[node] = await RedisCluster.RoleOfAsync(node);
+        }
+
+        var replica = roles.First(r => r.Value == "slave").Key;
+        await replica.CommandAsync("CLUSTER", "FAILOVER");
+        await Eventually.UntilAsync(async () => await CountAsync("muxwatch_server_role_changes_total > 0") >= 2,
+            "the manual failover's promotion and demotion scraped", TimeSpan.FromSeconds(60));
+        RedisServer? killed = null;
+        foreach (var node in _cluster.Nodes.Where(n => n != replica))
+        {
+            killed ??= await RedisCluster.RoleOfAsync(node) == "master" ? node : null; // a primary now, not the one just promoted
+        }
+
+        Assert.NotNull(killed);
+        await Eventually.UntilAsync(async () => await CountAsync("muxwatch_server_replication_link_up == 1") == 3, "every replica in sync again", TimeSpan.FromSeconds(60));
+        await killed.KillAsync();
+        await Eventually.UntilAsync(async () => await CountAsync("muxwatch_server_role_changes_total > 0") >= 3
+            && await CountAsync("min_over_time(muxwatch_server_cluster_state_ok[5m]) == 0") >= 1
+            && await CountAsync($"muxwatch_connected{{endpoint=\"{killed.EndPoint}\"}} == 0") == 1,
+            "the forced failover's promotion, the cluster down meanwhile and the killed node down, scraped", TimeSpan.FromSeconds(90));
+        Assert.Equal(3, await CountAsync("muxwatch_server_role{role=\"primary\"} == 1 and on (endpoint) muxwatch_connected == 1"));
+
+        using var document = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(DashboardQueries.Folder, Dashboard)));
+        var outcomes = await new DashboardQueries(_prometheus, started, DateTimeOffset.UtcNow, TimeSpan.FromSeconds(1), "30s").RunAsync(document.RootElement);
+        output.WriteLine($"{outcomes.Count} queries of {Dashboard} run against the real scrape");
+        Assert.True(outcomes.Count >= 9, $"only {outcomes.Count} queries found");
+        var empty = outcomes.Where(o => !o.HasData).Select(o => $"{o.Source}: no data for {o.Expr}").ToList();
+        Assert.True(empty.Count == 0, string.Join("\n", empty));
+    }
+
+    private async Task<int> CountAsync(string expr) => (await _prometheus.QueryAsync(expr, DateTimeOffset.UtcNow)).GetArrayLength();
+}

@@ -124,7 +124,11 @@ internal static class ProbeScaling
         return await Task.WhenAll(connecting);
     }
 
-    private static async Task<IHost> StartMuxWatchAsync(ConnectionMultiplexer[] multiplexers, CollectorRegistry registry, TimeSpan interval, bool polling)
+    /// <summary>
+    /// Starts MuxWatch watching <paramref name="multiplexers"/>; returns once two cycles ran and, with polling,
+    /// <paramref name="polledEndpoints"/> endpoints (by default every live one configured) were polled.
+    /// </summary>
+    internal static async Task<IHost> StartMuxWatchAsync(ConnectionMultiplexer[] multiplexers, CollectorRegistry registry, TimeSpan interval, bool polling, int? polledEndpoints = null)
     {
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
@@ -145,10 +149,10 @@ internal static class ProbeScaling
         // The steady state: every live endpoint polled once (its admin connection made), two cycles done.
         var health = host.Services.GetRequiredService<ProbeLoopHealth>();
         var timelines = host.Services.GetRequiredService<ServerTimelines>();
-        var liveEndpoints = multiplexers.Count(m => m.IsConnected);
+        var toPoll = polledEndpoints ?? Math.Min(multiplexers.Count(m => m.IsConnected), DistinctLiveEndpoints(multiplexers));
         var deadline = Stopwatch.StartNew();
         while (deadline.Elapsed < TimeSpan.FromSeconds(60)
-            && (health.Cycles < 2 || (polling && timelines.All.Count(t => t.CompleteThrough is not null) < Math.Min(liveEndpoints, DistinctLiveEndpoints(multiplexers)))))
+            && (health.Cycles < 2 || (polling && timelines.All.Count(t => t.CompleteThrough is not null) < toPoll)))
         {
             await Task.Delay(50);
         }
@@ -159,7 +163,7 @@ internal static class ProbeScaling
     private static int DistinctLiveEndpoints(ConnectionMultiplexer[] multiplexers) =>
         multiplexers.Where(m => m.IsConnected).SelectMany(m => m.GetEndPoints()).Select(e => e.ToString()).Distinct().Count();
 
-    private static async Task<Measured> MeasureAsync(ConnectionMultiplexer[] multiplexers, IHost? host, int seconds)
+    internal static async Task<Measured> MeasureAsync(ConnectionMultiplexer[] multiplexers, IHost? host, int seconds)
     {
         var health = host?.Services.GetRequiredService<ProbeLoopHealth>();
         var cyclesBefore = health?.Cycles ?? 0;
@@ -211,14 +215,14 @@ internal static class ProbeScaling
             $"  {count,9} {variant,-24} {runs.Sum(m => m.Cycles),6} {cpuPerProbe,22:F1} {bytesPerProbe / 1024,24:F2} {cycleMs,16:F2} {probesPerCoreSecond,14:F0}"));
     }
 
-    private static double Median(IEnumerable<double> values)
+    internal static double Median(IEnumerable<double> values)
     {
         var sorted = values.Order().ToList();
         return sorted.Count % 2 == 1 ? sorted[sorted.Count / 2] : (sorted[(sorted.Count / 2) - 1] + sorted[sorted.Count / 2]) / 2;
     }
 
     /// <summary>The cost to render <c>/metrics</c>: prometheus-net's text export of MuxWatch's registry, as the endpoint serves it.</summary>
-    private static async Task RenderAsync(int count, CollectorRegistry registry, int renders)
+    internal static async Task RenderAsync(int count, CollectorRegistry registry, int renders)
     {
         var times = new List<double>();
         var allocations = new List<long>();
@@ -248,5 +252,5 @@ internal static class ProbeScaling
         return at >= 0 && at + 1 < args.Length ? args[at + 1] : fallback;
     }
 
-    private sealed record Measured(int Endpoints, TimeSpan Wall, long Cycles, TimeSpan Cpu, long Allocated, double MeanCycleMs);
+    internal sealed record Measured(int Endpoints, TimeSpan Wall, long Cycles, TimeSpan Cpu, long Allocated, double MeanCycleMs);
 }

@@ -6,6 +6,7 @@ using MuxWatch.Benchmarks;
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- hook-overhead     (interleaved ratio)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- app-cost          (the cost to a loaded app, interleaved)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- probe-scaling     (probe and render cost at 1..500 endpoints)
+// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- cluster-cost      (the probe and scrape for a cluster of 6 and 60 nodes)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- sidecar-scale     (the sidecar's memory and scrape at 10..500, vs redis_exporter)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- hostile-memory    (the sidecar's memory against a server sending oversized replies)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- idle-cost         (the CPU an idle app pays for watching, beside the health check)
@@ -23,6 +24,11 @@ if (args.Length > 0 && args[0] == "app-cost")
 if (args.Length > 0 && args[0] == "probe-scaling")
 {
     return await ProbeScaling.RunAsync(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "cluster-cost")
+{
+    return await ClusterCost.RunAsync(args[1..]);
 }
 
 if (args.Length > 0 && args[0] == "idle-cost")

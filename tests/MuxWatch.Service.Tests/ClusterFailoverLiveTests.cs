@@ -75,6 +75,7 @@ public sealed class ClusterFailoverLiveTests : IAsyncLifetime
         var database = app.GetDatabase();
         await replica.KillAsync();
         var appFailures = 0;
+        var clusterDown = 0;
         var promoted = false;
         while (!promoted)
         {
@@ -91,6 +92,7 @@ public sealed class ClusterFailoverLiveTests : IAsyncLifetime
                 catch (StackExchange.Redis.RedisServerException ex) when (ex.Message.StartsWith("CLUSTERDOWN", StringComparison.Ordinal))
                 {
                     // The cluster refuses every command while a primary's slots have no owner: an error reply, not a timeout.
+                    clusterDown++;
                 }
             }
 
@@ -100,6 +102,12 @@ public sealed class ClusterFailoverLiveTests : IAsyncLifetime
         }
 
         Assert.True(appFailures > 0, "no request of the app failed while its primary was down");
+
+        // The CLUSTERDOWN replies the app got (if the cluster said so before the client gave up on the node),
+        // counted by code: hosted in this process, the sidecar's catcher sees the app's exceptions.
+        await Eventually.UntilAsync(async () =>
+            (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_error_replies_total", ("error", "CLUSTERDOWN")) >= clusterDown,
+            $"the app's {clusterDown} CLUSTERDOWN replies counted");
         await AssertRoleChangeAsync(sidecar, itsPrimary, "promoted to primary");
         await AssertEventAsync(sidecar, itsPrimary, "replication-link-down", "its link to the killed primary down until the promotion");
         await Eventually.UntilAsync(async () =>

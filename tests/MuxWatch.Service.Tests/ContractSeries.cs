@@ -70,6 +70,8 @@ internal static class ContractSeries
         Gauge(text, "muxwatch_server_replication_link_up", [perServer[1]], times, (i, n) => i is >= 145 and < 150 ? 0 : 1);
         Gauge(text, "muxwatch_server_replica_lag_bytes", [$"{perServer[0]},replica=\"{Endpoints[1]}\""], times, (i, n) => i % 7 * 128);
 
+        Counter(text, "muxwatch_error_replies_total", [$"instance=\"{Instance}\",error=\"CLUSTERDOWN\"", $"instance=\"{Instance}\",error=\"other\""], times, (i, n) => i < 145 ? 0 : 12);
+
         text.Append("# EOF\n");
         return text.ToString();
     }

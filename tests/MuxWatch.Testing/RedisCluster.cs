@@ -4,7 +4,7 @@ using System.Globalization;
 namespace MuxWatch.Testing;
 
 /// <summary>
-/// A real Redis Cluster on loopback: three primaries and three replicas, Debian's <c>redis-server</c>
+/// A real Redis Cluster on loopback: three primaries and three replicas (or more, half of each), Debian's <c>redis-server</c>
 /// with <c>--cluster-enabled yes</c>, formed by <c>redis-cli --cluster create --cluster-replicas 1</c>.
 /// Each node's bus port is a free port of its own (<c>--cluster-port</c>, Redis 7), not port + 10000,
 /// which may lie beyond 65535 for the ports the system hands out.
@@ -15,19 +15,30 @@ public sealed class RedisCluster : IAsyncDisposable
 
     private RedisCluster(IReadOnlyList<RedisServer> nodes) => Nodes = nodes;
 
-    /// <summary>The six nodes; which are primaries is the cluster's choice (see <see cref="RoleOfAsync"/>).</summary>
+    /// <summary>The nodes; which are primaries is the cluster's choice (see <see cref="RoleOfAsync"/>).</summary>
     public IReadOnlyList<RedisServer> Nodes { get; }
 
     /// <summary>A configuration string naming one node: the client discovers the rest.</summary>
     public string Seed => Nodes[0].EndPoint;
 
     /// <summary>Starts six nodes, forms the cluster and waits until every node says <c>cluster_state:ok</c>.</summary>
-    public static async Task<RedisCluster> StartAsync()
+    public static Task<RedisCluster> StartAsync() => StartAsync(6);
+
+    /// <summary>
+    /// Starts <paramref name="count"/> nodes (an even number), half primaries and half replicas, forms the
+    /// cluster and waits until every node says <c>cluster_state:ok</c> and knows every other.
+    /// </summary>
+    public static async Task<RedisCluster> StartAsync(int count)
     {
+        if (count < 6 || count % 2 != 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(count), count, "an even number of nodes, at least six");
+        }
+
         var nodes = new List<RedisServer>();
         try
         {
-            for (var i = 0; i < 6; i++)
+            for (var i = 0; i < count; i++)
             {
                 nodes.Add(await StartNodeAsync().ConfigureAwait(false));
             }
@@ -40,14 +51,14 @@ public sealed class RedisCluster : IAsyncDisposable
                 foreach (var node in nodes)
                 {
                     if (!(await node.CommandAsync("CLUSTER", "INFO").ConfigureAwait(false)).Contains("cluster_state:ok", StringComparison.Ordinal)
-                        || !AgreesOnAll(await node.CommandAsync("CLUSTER", "NODES").ConfigureAwait(false)))
+                        || !AgreesOnAll(await node.CommandAsync("CLUSTER", "NODES").ConfigureAwait(false), count))
                     {
                         return false;
                     }
                 }
 
                 return true;
-            }, "every node of the cluster to say cluster_state:ok and to know all six nodes, three primaries and three replicas", TimeSpan.FromSeconds(60)).ConfigureAwait(false);
+            }, $"every node of the cluster to say cluster_state:ok and to know all {count} nodes, half primaries and half replicas", TimeSpan.FromSeconds(60 + count)).ConfigureAwait(false);
             return cluster;
         }
         catch
@@ -130,15 +141,15 @@ public sealed class RedisCluster : IAsyncDisposable
         }
     }
 
-    /// <summary>A node's <c>CLUSTER NODES</c> lists six nodes, none still in handshake, three primaries each with a replica: gossip has settled.</summary>
-    private static bool AgreesOnAll(string nodes)
+    /// <summary>A node's <c>CLUSTER NODES</c> lists every node, none still in handshake, half primaries each with a replica: gossip has settled.</summary>
+    private static bool AgreesOnAll(string nodes, int count)
     {
         var lines = nodes.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
         var flags = lines.Select(l => l.Split(' ')).Where(f => f.Length > 2).Select(f => f[2]).ToList();
-        return flags.Count == 6
+        return flags.Count == count
             && !flags.Any(f => f.Contains("handshake", StringComparison.Ordinal) || f.Contains("noaddr", StringComparison.Ordinal) || f.Contains("fail", StringComparison.Ordinal))
-            && flags.Count(f => f.Contains("master", StringComparison.Ordinal)) == 3
-            && flags.Count(f => f.Contains("slave", StringComparison.Ordinal)) == 3;
+            && flags.Count(f => f.Contains("master", StringComparison.Ordinal)) == count / 2
+            && flags.Count(f => f.Contains("slave", StringComparison.Ordinal)) == count / 2;
     }
 
     /// <summary><c>master</c> or <c>slave</c>, as <c>INFO replication</c> says.</summary>

@@ -7,6 +7,20 @@ public sealed class FirstChanceTimeoutCatcherTests
 {
     private const string Message = "Timeout performing GET key (5000ms), inst: 0, qu: 0, qs: 1, in: 0, serverEndpoint: 127.0.0.1:6379";
 
+    [Theory]
+    [InlineData("CLUSTERDOWN The cluster is down", "CLUSTERDOWN")]
+    [InlineData("OOM command not allowed when used memory > 'maxmemory'.", "OOM")]
+    [InlineData("LOADING Redis is loading the dataset in memory", "LOADING")]
+    [InlineData("READONLY You can't write against a read only replica.", "READONLY")]
+    [InlineData("LOADING", "LOADING")]
+    [InlineData("WRONGTYPE Operation against a key holding the wrong kind of value", "other")]
+    [InlineData("CLUSTERDOWNED nothing", "other")]
+    [InlineData("clusterdown lower case is no code", "other")]
+    [InlineData("", "other")]
+    [InlineData(null, "other")]
+    public void An_error_reply_is_counted_under_its_code_or_other(string? message, string code) =>
+        Assert.Equal(code, ErrorReplies.Codes[ErrorReplies.IndexOf(message)]);
+
     [Fact]
     public async Task A_timeout_rethrown_across_awaits_is_caught_once()
     {

@@ -106,6 +106,10 @@ public sealed partial class MuxWatchMetrics
             "Probe work that failed, by probe and reason; the loop goes on.", ["probe", "reason"]);
         CaptureDropped = factory.CreateCounter("muxwatch_capture_dropped_total",
             "Caught exceptions dropped because the capture queue was full.");
+        ErrorReplies = factory.CreateCounter("muxwatch_error_replies_total",
+            "Error replies the app's Redis commands failed with (RedisServerException, caught like its timeouts), by error code: "
+            + "CLUSTERDOWN, TRYAGAIN, MASTERDOWN, READONLY, LOADING, BUSY, OOM, MISCONF, NOREPLICAS, NOAUTH, WRONGPASS, NOPERM, or other.", ["error"]);
+        ErrorReplyCounters = [.. Model.ErrorReplies.Codes.Select(code => ErrorReplies.WithLabels(code))]; // exported at 0 from the start
         CorrelationPending = factory.CreateGauge("muxwatch_correlation_pending",
             "Timeouts waiting for their endpoint's next poll before they are counted under their final cause.");
 
@@ -121,7 +125,7 @@ public sealed partial class MuxWatchMetrics
             Timeouts, LastTimeoutSentAwaitingResponse, LastTimeoutPendingUnsent, LastTimeoutInboundBytes, LastTimeoutBusyWorkerThreads,
             LastTimeoutTimestamp, Connected, SentAwaitingResponse, PendingUnsent, Operations, Reconnects, Subscriptions, Ping, PingFailures,
             LastProbeSuccess, HeartbeatAge, ClientTimeouts, EndpointsOverBudget, ConnectionEvents, ThreadPoolBusy, ThreadPoolMin, ThreadPoolMax,
-            ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted, ProbeCycle, ProbeFailures, CaptureDropped, CorrelationPending,
+            ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted, ProbeCycle, ProbeFailures, CaptureDropped, ErrorReplies, CorrelationPending,
             ServerBgsaveInProgress, ServerAofRewriteInProgress, ServerModuleForkInProgress, ServerLoading, ServerLatestForkSeconds,
             ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds, ServerCowSizeBytes,
             ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,
@@ -245,6 +249,12 @@ public sealed partial class MuxWatchMetrics
     public Counter ProbeFailures { get; }
 
     internal Counter CaptureDropped { get; }
+
+    /// <summary><c>muxwatch_error_replies_total</c>, by error code.</summary>
+    public Counter ErrorReplies { get; }
+
+    /// <summary>Its series, in the order of <see cref="Model.ErrorReplies.Codes"/>.</summary>
+    internal Counter.Child[] ErrorReplyCounters { get; }
 
     internal Gauge CorrelationPending { get; }
 

@@ -8,7 +8,10 @@ namespace MuxWatch.Sources;
 
 /// <summary>
 /// Catches every StackExchange.Redis timeout and connection exception thrown anywhere in the process,
-/// with no change to app code, through <see cref="AppDomain.FirstChanceException"/>.
+/// with no change to app code, through <see cref="AppDomain.FirstChanceException"/>; and counts the error
+/// replies the app's commands fail with (<c>RedisServerException</c>) by their error code
+/// (<see cref="ErrorReplies"/>), since a failover or a load answers many with <c>CLUSTERDOWN</c>,
+/// <c>LOADING</c> or <c>READONLY</c> rather than a timeout.
 /// </summary>
 /// <remarks>
 /// The handler runs on the throwing thread, so it does the least it can: a cached type check (a few
@@ -20,7 +23,7 @@ namespace MuxWatch.Sources;
 /// </remarks>
 internal sealed class FirstChanceTimeoutCatcher : IDisposable
 {
-    private static readonly ConcurrentDictionary<Type, bool> IsRedisErrorType = new();
+    private static readonly ConcurrentDictionary<Type, byte> KindOfType = new();
 
     [ThreadStatic]
     private static bool t_handling;
@@ -28,6 +31,7 @@ internal sealed class FirstChanceTimeoutCatcher : IDisposable
     private readonly ConditionalWeakTable<Exception, object> _seen = [];
     private readonly Channel<CaughtRedisError> _queue;
     private readonly TimeProvider _time;
+    private readonly long[] _errorReplies = new long[ErrorReplies.Codes.Count];
     private long _dropped;
     private int _started;
 
@@ -46,6 +50,9 @@ internal sealed class FirstChanceTimeoutCatcher : IDisposable
 
     /// <summary>Exceptions dropped because the queue was full.</summary>
     public long Dropped => Interlocked.Read(ref _dropped);
+
+    /// <summary>Error replies caught so far with the code at <paramref name="index"/> of <see cref="ErrorReplies.Codes"/>.</summary>
+    public long ErrorRepliesOf(int index) => Interlocked.Read(ref _errorReplies[index]);
 
     /// <summary>True while the catcher is subscribed to first-chance exceptions.</summary>
     public bool IsListening => Volatile.Read(ref _started) == 1;
@@ -72,9 +79,19 @@ internal sealed class FirstChanceTimeoutCatcher : IDisposable
     }
 
     /// <summary>True for <c>StackExchange.Redis.RedisTimeoutException</c> and <c>RedisConnectionException</c>, of any version.</summary>
-    internal static bool IsRedisError(Type type) =>
-        IsRedisErrorType.GetOrAdd(type, static t =>
-            t.FullName is "StackExchange.Redis.RedisTimeoutException" or "StackExchange.Redis.RedisConnectionException");
+    internal static bool IsRedisError(Type type) => KindOf(type) == TimeoutOrConnection;
+
+    private const byte Other = 0;
+    private const byte TimeoutOrConnection = 1;
+    private const byte ErrorReply = 2;
+
+    private static byte KindOf(Type type) =>
+        KindOfType.GetOrAdd(type, static t => t.FullName switch
+        {
+            "StackExchange.Redis.RedisTimeoutException" or "StackExchange.Redis.RedisConnectionException" => TimeoutOrConnection,
+            "StackExchange.Redis.RedisServerException" => ErrorReply,
+            _ => Other,
+        });
 
     private void OnFirstChance(object? sender, FirstChanceExceptionEventArgs e)
     {
@@ -87,9 +104,18 @@ internal sealed class FirstChanceTimeoutCatcher : IDisposable
         try
         {
             var exception = e.Exception;
+            var kind = KindOf(exception.GetType());
+
             // The probe's own calls are the probe's to record (ProbeScope), never the app's.
-            if (!IsRedisError(exception.GetType()) || Sources.ProbeScope.IsActive || !_seen.TryAdd(exception, exception))
+            if (kind == Other || Sources.ProbeScope.IsActive || !_seen.TryAdd(exception, exception))
             {
+                return;
+            }
+
+            if (kind == ErrorReply)
+            {
+                // Counted here, on the throwing thread, without a queue: a lookup of the message's first word.
+                Interlocked.Increment(ref _errorReplies[ErrorReplies.IndexOf(exception.Message)]);
                 return;
             }
 

@@ -172,6 +172,64 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
         }
     }
 
+    /// <summary>
+    /// Error replies are no timeouts, but during a failover, a load or a full memory they are what the app
+    /// gets instead: counted by code (a bounded label), never recorded or counted as timeouts.
+    /// </summary>
+    [Fact]
+    public async Task Error_replies_the_app_gets_are_counted_by_code_and_never_as_timeouts()
+    {
+        var database = _app.GetDatabase();
+        await database.HashSetAsync("a-hash", "field", "value");
+        await _server.CommandAsync("CONFIG", "SET", "maxmemory-policy", "noeviction");
+        await _server.CommandAsync("CONFIG", "SET", "maxmemory", "1"); // every write now refused: OOM
+
+        var (outOfMemory, wrongType) = (0, 0);
+        for (var i = 0; i < 20; i++)
+        {
+            try
+            {
+                await database.StringSetAsync($"refused:{i}", "value");
+            }
+            catch (RedisServerException ex) when (ex.Message.StartsWith("OOM ", StringComparison.Ordinal))
+            {
+                outOfMemory++;
+            }
+        }
+
+        for (var i = 0; i < 5; i++)
+        {
+            try
+            {
+                await database.StringGetAsync("a-hash");
+            }
+            catch (RedisServerException ex) when (ex.Message.StartsWith("WRONGTYPE ", StringComparison.Ordinal))
+            {
+                wrongType++;
+            }
+        }
+
+        Assert.Equal((20, 5), (outOfMemory, wrongType));
+        MetricsText metrics = null!;
+        await Eventually.UntilAsync(async () =>
+        {
+            metrics = await ScrapeAsync();
+            // At least: this process's other tests may get error replies too, and the hook sees them all.
+            return metrics.Value("muxwatch_error_replies_total", ("error", "OOM")) >= outOfMemory
+                && metrics.Value("muxwatch_error_replies_total", ("error", "other")) >= wrongType;
+        }, "the OOM and WRONGTYPE replies counted, the latter as other");
+        Assert.Equal(ErrorReplies.Codes.Count, metrics.Samples("muxwatch_error_replies_total").Count); // bounded: no label from a message
+        Assert.Equal(0, metrics.Samples("muxwatch_timeouts_total", ("multiplexer", "app")).Sum(s => s.Value));
+        Assert.DoesNotContain(Recent.Newest(), t => t.Multiplexer == "app");
+    }
+
+    private async Task<MetricsText> ScrapeAsync()
+    {
+        using var stream = new MemoryStream();
+        await _registry.CollectAndExportAsTextAsync(stream);
+        return new MetricsText(System.Text.Encoding.UTF8.GetString(stream.ToArray()));
+    }
+
     private async Task<ObservedTimeout> WaitForTimeoutAsync(Func<ObservedTimeout, bool> match)
     {
         ObservedTimeout? found = null;

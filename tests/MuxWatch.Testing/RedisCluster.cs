@@ -97,8 +97,9 @@ public sealed class RedisCluster : IAsyncDisposable
     }
 
     /// <summary>
-    /// Removes <paramref name="node"/> from the cluster (<c>redis-cli --cluster del-node</c>: the others forget
-    /// it, it is reset and keeps running alone); returns once no other node lists it.
+    /// Removes <paramref name="node"/> (a replica, or a primary without slots) from the cluster (<c>redis-cli
+    /// --cluster del-node</c>: the others forget it, it is reset and keeps running alone); returns once no
+    /// other node lists it.
     /// </summary>
     public async Task RemoveNodeAsync(RedisServer node)
     {
@@ -107,7 +108,7 @@ public sealed class RedisCluster : IAsyncDisposable
         await RedisCliClusterAsync(["del-node", Seed, id]).ConfigureAwait(false);
         await Eventually.UntilAsync(async () =>
         {
-            foreach (var member in Nodes)
+            foreach (var member in Nodes.Concat(_added).Where(n => n != node))
             {
                 if (Lists(await member.CommandAsync("CLUSTER", "NODES").ConfigureAwait(false), node.EndPoint))
                 {

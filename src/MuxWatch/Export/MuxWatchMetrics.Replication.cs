@@ -74,6 +74,16 @@ public sealed partial class MuxWatchMetrics
             ServerConnectedReplicas, ServerReplicaLagBytes, ServerReplicaAckAge];
     }
 
+    /// <summary>Removes the lag series of a replica its primary no longer lists.</summary>
+    public void RemoveReplicaSeries(string endpoint, string replica)
+    {
+        lock (SeriesGate)
+        {
+            ServerReplicaLagBytes.RemoveLabelled(endpoint, replica);
+            ServerReplicaAckAge.RemoveLabelled(endpoint, replica);
+        }
+    }
+
     /// <summary>Removes the series of the role an endpoint no longer has (a replica's link figures once it is a primary, and back).</summary>
     public void RemoveRoleSeries(string endpoint, bool nowPrimary)
     {

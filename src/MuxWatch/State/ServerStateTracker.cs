@@ -40,6 +40,9 @@ public sealed class ServerStateTracker
 
     private DateTimeOffset? _previousStart;
     private string? _runId;
+
+    /// <summary>The replicas the endpoint, a primary, listed at its last poll (their lag series exist).</summary>
+    private HashSet<string> _replicas = [];
     private string? _role;
     private string? _master;
     private long? _uptimeSeconds;
@@ -324,6 +327,7 @@ public sealed class ServerStateTracker
     private void ApplyReplicas(IReadOnlyDictionary<string, string> info)
     {
         var primaryOffset = Number(info, "master_repl_offset");
+        var listed = new HashSet<string>(StringComparer.Ordinal);
         for (var i = 0; i < MuxWatchMetrics.MaxReplicasPerPrimary; i++)
         {
             if (Text(info, string.Create(CultureInfo.InvariantCulture, $"slave{i}")) is not { } line)
@@ -339,6 +343,7 @@ public sealed class ServerStateTracker
             }
 
             var replica = ip.Contains(':', StringComparison.Ordinal) ? $"[{ip}]:{port}" : $"{ip}:{port}";
+            listed.Add(replica);
             if (primaryOffset is { } mine && parts.TryGetValue("offset", out var offsetText) && long.TryParse(offsetText, NumberStyles.None, CultureInfo.InvariantCulture, out var theirs))
             {
                 _metrics.ServerReplicaLagBytes.WithLabels(_endpoint, replica).Set(Math.Max(0, mine - theirs));
@@ -349,6 +354,14 @@ public sealed class ServerStateTracker
                 _metrics.ServerReplicaAckAge.WithLabels(_endpoint, replica).Set(lag);
             }
         }
+
+        // A replica the primary no longer lists (gone, moved to another primary, removed from the cluster) leaves no series.
+        foreach (var gone in _replicas.Where(r => !listed.Contains(r)))
+        {
+            _metrics.RemoveReplicaSeries(_endpoint, gone);
+        }
+
+        _replicas = listed;
     }
 
     private void DetectRestart(IReadOnlyDictionary<string, string> info, ServerPollResult poll)

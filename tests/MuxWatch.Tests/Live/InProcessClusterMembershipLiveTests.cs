@@ -1,0 +1,75 @@
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using MuxWatch.Testing;
+using Prometheus;
+using StackExchange.Redis;
+
+namespace MuxWatch.Tests.Live;
+
+/// <summary>
+/// An app's own multiplexer on a real Redis Cluster: a node removed from the cluster (<c>redis-cli --cluster
+/// del-node</c>) leaves no series behind, though the app's client, which never forgets a server and which
+/// MuxWatch never reconfigures, still holds it: what the cluster's other nodes list decides
+/// (polled over MuxWatch's own admin connection).
+/// </summary>
+[Trait("Category", "LiveProbe")]
+public sealed class InProcessClusterMembershipLiveTests : IAsyncLifetime
+{
+    private readonly CollectorRegistry _registry = Metrics.NewCustomRegistry();
+    private RedisCluster _cluster = null!;
+
+    public async Task InitializeAsync() => _cluster = await RedisCluster.StartAsync();
+
+    public async Task DisposeAsync() => await _cluster.DisposeAsync();
+
+    [Fact]
+    public async Task A_node_removed_from_the_cluster_leaves_no_series_though_the_apps_client_still_holds_it()
+    {
+        await using var app = await ConnectionMultiplexer.ConnectAsync(_cluster.Seed);
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.200";
+        builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.200";
+        builder.Configuration["MuxWatch:ServerPollInterval"] = "00:00:00.500";
+        builder.Services.AddMuxWatch().UseMetricsRegistry(_registry).AddMultiplexer("app", _ => app);
+        using var host = builder.Build();
+        await host.StartAsync();
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Samples("muxwatch_server_role").Count(s => s.Value == 1) == 6,
+            "the six nodes' roles, polled", TimeSpan.FromSeconds(60));
+
+        RedisServer? removed = null;
+        foreach (var node in _cluster.Nodes)
+        {
+            removed ??= await RedisCluster.RoleOfAsync(node) == "slave" ? node : null; // a primary holding slots cannot be removed
+        }
+
+        Assert.NotNull(removed);
+        await _cluster.RemoveNodeAsync(removed);
+        try
+        {
+            await Eventually.UntilAsync(async () => !(await ScrapeTextAsync()).Contains($"\"{removed.EndPoint}\"", StringComparison.Ordinal),
+                "no series naming the removed node", TimeSpan.FromSeconds(60));
+        }
+        catch (TimeoutException ex)
+        {
+            var left = (await ScrapeTextAsync()).Split('\n').Where(l => l.Contains(removed.EndPoint, StringComparison.Ordinal));
+            throw new TimeoutException($"{ex.Message}; still: {string.Join(" | ", left.Take(20))}", ex);
+        }
+
+        Assert.Contains(app.GetServers(), s => s.EndPoint.ToString() == removed.EndPoint); // the app's client still holds it
+        var metrics = await ScrapeAsync();
+        Assert.Equal(5, metrics.Samples("muxwatch_connected", ("multiplexer", "app")).Count(s => s.Value == 1));
+        Assert.Equal(5, metrics.Samples("muxwatch_server_role").Count(s => s.Value == 1));
+        await host.StopAsync();
+    }
+
+    private async Task<MetricsText> ScrapeAsync() => new(await ScrapeTextAsync());
+
+    private async Task<string> ScrapeTextAsync()
+    {
+        using var stream = new MemoryStream();
+        await _registry.CollectAndExportAsTextAsync(stream);
+        return System.Text.Encoding.UTF8.GetString(stream.ToArray());
+    }
+}

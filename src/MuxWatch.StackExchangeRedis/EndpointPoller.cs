@@ -118,6 +118,13 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
 
         if (!server.IsConnected)
         {
+            if (server.GetCounters().Interactive.SocketCount == 0)
+            {
+                // A node the polling connection learnt of (from a cluster's node list) is connected by the
+                // client only once a command goes there: this PING is that command, observed, never awaited.
+                _ = server.PingAsync().ContinueWith(static t => t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
+            }
+
             return Failed(name, started, "connection", "the polling connection is not connected");
         }
 

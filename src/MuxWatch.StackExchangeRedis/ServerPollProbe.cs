@@ -113,6 +113,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
                     continue;
                 }
 
+                admin.EnsureHolds(endpoints, now);
                 connection = adminConnection;
             }
 
@@ -166,6 +167,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         private IConnectionMultiplexer? _connection;
         private Task? _connecting;
         private DateTimeOffset _nextAttempt = DateTimeOffset.MinValue;
+        private DateTimeOffset _nextHoldCheck = DateTimeOffset.MinValue;
         private bool _disposed;
 
         public IConnectionMultiplexer Source { get; } = source;
@@ -186,6 +188,27 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
 
                 _nextAttempt = now + ConnectRetry;
                 _connecting = Task.Run(() => ConnectAsync(timeout, logger));
+            }
+        }
+
+        /// <summary>
+        /// Asks the polling connection to re-read its topology when it does not hold every one of
+        /// <paramref name="endpoints"/> (a node added since it connected): at most every <see cref="ConnectRetry"/>.
+        /// </summary>
+        public void EnsureHolds(string[] endpoints, DateTimeOffset now)
+        {
+            if (Connection is not { } connection || now < _nextHoldCheck)
+            {
+                return;
+            }
+
+            _nextHoldCheck = now + ConnectRetry;
+            var held = connection.GetEndPoints().Select(EndpointText.Of).ToHashSet(StringComparer.OrdinalIgnoreCase);
+            if (!endpoints.All(held.Contains))
+            {
+                // Off the loop, and observed: MuxWatch's own connection, so it may be reconfigured.
+                _ = connection.ConfigureAsync().ContinueWith(
+                    static t => t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
             }
         }
 
@@ -212,6 +235,18 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             {
                 // The app's configuration, cloned: its endpoints and credentials, nothing of the app's changed.
                 options = ConfigurationOptions.Parse(Source.Configuration);
+
+                // And every server the app's client holds now (a cluster's discovered nodes, a primary's
+                // replicas): the clone connects to each directly rather than depend on discovering them
+                // again within its connect timeout, which under load it may not. (Not for a Sentinel
+                // configuration, whose endpoints are the Sentinels.)
+                foreach (var known in string.IsNullOrEmpty(options.ServiceName) ? Source.GetEndPoints() : [])
+                {
+                    if (!options.EndPoints.Contains(known))
+                    {
+                        options.EndPoints.Add(known);
+                    }
+                }
             }
             catch (ArgumentException ex)
             {

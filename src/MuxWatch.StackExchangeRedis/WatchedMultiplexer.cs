@@ -122,9 +122,9 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     private IServer[] InCluster(IConnectionMultiplexer multiplexer)
     {
         var all = multiplexer.GetServers();
-        if (_timelines is null || all.Length == 0)
+        if (_timelines is null || !AnyClusterNode(all))
         {
-            return all;
+            return all; // nothing to follow: the common case costs no allocation
         }
 
         var endpoints = new string[all.Length];
@@ -154,6 +154,19 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         }
 
         return [.. all.Where((_, i) => !membership.Left.Contains(endpoints[i]))];
+    }
+
+    private static bool AnyClusterNode(IServer[] servers)
+    {
+        foreach (var server in servers)
+        {
+            if (server.ServerType == ServerType.Cluster)
+            {
+                return true;
+            }
+        }
+
+        return false;
     }
 
     private void ReconfigureOwned(IConnectionMultiplexer multiplexer, int unknown)

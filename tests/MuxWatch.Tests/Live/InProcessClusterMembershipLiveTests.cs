@@ -35,8 +35,18 @@ public sealed class InProcessClusterMembershipLiveTests : IAsyncLifetime
         builder.Services.AddMuxWatch().UseMetricsRegistry(_registry).AddMultiplexer("app", _ => app);
         using var host = builder.Build();
         await host.StartAsync();
-        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Samples("muxwatch_server_role").Count(s => s.Value == 1) == 6,
-            "the six nodes' roles, polled", TimeSpan.FromSeconds(60));
+        try
+        {
+            await Eventually.UntilAsync(async () => (await ScrapeAsync()).Samples("muxwatch_server_role").Count(s => s.Value == 1) == 6,
+                "the six nodes' roles, polled", TimeSpan.FromSeconds(60));
+        }
+        catch (TimeoutException ex)
+        {
+            // What MuxWatch saw instead, for whoever reads the failure.
+            var polling = host.Services.GetRequiredService<ServerTimelines>().All.Select(t => $"{t.Endpoint}: {t.Status()}");
+            var roles = (await ScrapeAsync()).Samples("muxwatch_server_role").Select(s => $"{s.Labels["endpoint"]}={s.Labels["role"]}:{s.Value}");
+            throw new TimeoutException($"{ex.Message}; roles {string.Join(", ", roles)}; polling {string.Join(" | ", polling)}; app servers {string.Join(", ", app.GetServers().Select(s => $"{s.EndPoint} {s.IsConnected}"))}", ex);
+        }
 
         RedisServer? removed = null;
         foreach (var node in _cluster.Nodes)
@@ -58,9 +68,14 @@ public sealed class InProcessClusterMembershipLiveTests : IAsyncLifetime
         }
 
         Assert.Contains(app.GetServers(), s => s.EndPoint.ToString() == removed.EndPoint); // the app's client still holds it
-        var metrics = await ScrapeAsync();
-        Assert.Equal(5, metrics.Samples("muxwatch_connected", ("multiplexer", "app")).Count(s => s.Value == 1));
-        Assert.Equal(5, metrics.Samples("muxwatch_server_role").Count(s => s.Value == 1));
+        MetricsText metrics = null!;
+        await Eventually.UntilAsync(async () =>
+        {
+            metrics = await ScrapeAsync();
+            return metrics.Samples("muxwatch_connected", ("multiplexer", "app")).Count(s => s.Value == 1) == 5
+                && metrics.Samples("muxwatch_server_role").Count(s => s.Value == 1) == 5;
+        }, "the five other nodes connected, each with its role");
+        Assert.Equal(5, metrics.Samples("muxwatch_connected", ("multiplexer", "app")).Count);
         await host.StopAsync();
     }
 

@@ -29,9 +29,8 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
     private ServiceProcess _service = null!;
     private WebApplication _webhook = null!;
     private ExternalProcess _alertmanager = null!;
-    private ExternalProcess _prometheusProcess = null!;
+    private PrometheusProcess _prometheusProcess = null!;
     private PrometheusApi _prometheus = null!;
-    private HttpClient _prometheusClient = null!;
 
     public async Task InitializeAsync()
     {
@@ -81,30 +80,9 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
             $"--web.listen-address=127.0.0.1:{alertmanagerPort}", "--cluster.listen-address=");
         _running.Add(_alertmanager);
 
-        var prometheusPort = FreePort.Next();
-        var prometheusConfig = Path.Combine(_work, "prometheus.yml");
-        await File.WriteAllTextAsync(prometheusConfig, $"""
-            global:
-              scrape_interval: 1s
-              evaluation_interval: 1s
-            rule_files: ["{Rules}"]
-            alerting:
-              alertmanagers:
-                - static_configs:
-                    - targets: ["127.0.0.1:{alertmanagerPort}"]
-            scrape_configs:
-              - job_name: muxwatch
-                static_configs:
-                  - targets: ["127.0.0.1:{_service.Port}"]
-            """);
-        _prometheusProcess = ExternalProcess.Start("prometheus",
-            $"--config.file={prometheusConfig}", $"--storage.tsdb.path={Path.Combine(_work, "tsdb")}",
-            $"--web.listen-address=127.0.0.1:{prometheusPort}");
+        _prometheusProcess = await PrometheusProcess.StartAsync($"127.0.0.1:{_service.Port}", rules: Rules, alertmanager: $"127.0.0.1:{alertmanagerPort}");
         _running.Add(_prometheusProcess);
-        _prometheusClient = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{prometheusPort}"), Timeout = TimeSpan.FromSeconds(30) };
-        _prometheus = new PrometheusApi(_prometheusClient);
-        await Eventually.UntilAsync(async () => (await _prometheusClient.GetAsync(new Uri("/-/ready", UriKind.Relative))).IsSuccessStatusCode,
-            "Prometheus to be ready: " + _prometheusProcess.Output);
+        _prometheus = _prometheusProcess.Api;
     }
 
     public async Task DisposeAsync()
@@ -114,7 +92,6 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
             await process.DisposeAsync();
         }
 
-        _prometheusClient?.Dispose();
         await _webhook.StopAsync();
         await _webhook.DisposeAsync();
         await _service.DisposeAsync();

@@ -13,12 +13,10 @@ namespace MuxWatch.Service.Tests;
 public sealed class OpenTelemetryExportTests : IAsyncLifetime
 {
     private static readonly string Rules = Path.Combine(BuiltProgram.RepositoryRoot, "alerts", "muxwatch.rules.yml");
-    private readonly string _work = Directory.CreateTempSubdirectory("muxwatch-otel-").FullName;
     private RedisServer _redis = null!;
     private ExternalProcess? _app;
-    private ExternalProcess? _prometheusProcess;
+    private PrometheusProcess? _prometheusProcess;
     private HttpClient _appClient = null!;
-    private HttpClient _prometheusClient = null!;
     private PrometheusApi _prometheus = null!;
 
     public async Task InitializeAsync()
@@ -42,25 +40,8 @@ public sealed class OpenTelemetryExportTests : IAsyncLifetime
             "--urls", $"http://127.0.0.1:{appPort}", "--Redis", $"{_redis.EndPoint},syncTimeout=500,asyncTimeout=500");
         _appClient = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{appPort}"), Timeout = TimeSpan.FromSeconds(30) };
 
-        var prometheusPort = FreePort.Next();
-        var prometheusConfig = Path.Combine(_work, "prometheus.yml");
-        await File.WriteAllTextAsync(prometheusConfig, $"""
-            global:
-              scrape_interval: 1s
-              evaluation_interval: 1s
-            rule_files: ["{Rules}"]
-            scrape_configs:
-              - job_name: otel-app
-                static_configs:
-                  - targets: ["127.0.0.1:{appPort}"]
-            """);
-        _prometheusProcess = ExternalProcess.Start("prometheus",
-            $"--config.file={prometheusConfig}", $"--storage.tsdb.path={Path.Combine(_work, "tsdb")}",
-            $"--web.listen-address=127.0.0.1:{prometheusPort}");
-        _prometheusClient = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{prometheusPort}"), Timeout = TimeSpan.FromSeconds(30) };
-        _prometheus = new PrometheusApi(_prometheusClient);
-        await Eventually.UntilAsync(async () => (await _prometheusClient.GetAsync(new Uri("/-/ready", UriKind.Relative))).IsSuccessStatusCode,
-            "Prometheus to be ready: " + _prometheusProcess.Output);
+        _prometheusProcess = await PrometheusProcess.StartAsync($"127.0.0.1:{appPort}", job: "otel-app", rules: Rules);
+        _prometheus = _prometheusProcess.Api;
     }
 
     public async Task DisposeAsync()
@@ -76,9 +57,7 @@ public sealed class OpenTelemetryExportTests : IAsyncLifetime
         }
 
         _appClient?.Dispose();
-        _prometheusClient?.Dispose();
         await _redis.DisposeAsync();
-        Directory.Delete(_work, recursive: true);
     }
 
     [Fact]

@@ -17,12 +17,10 @@ public sealed class TopologyDashboardTests(ITestOutputHelper output) : IAsyncLif
     /// <summary>The dashboard's file name in dashboards/.</summary>
     public const string Dashboard = "muxwatch-topology.json";
 
-    private readonly string _work = Directory.CreateTempSubdirectory("muxwatch-topology-").FullName;
     private readonly List<IAsyncDisposable> _running = [];
     private RedisCluster _cluster = null!;
     private ServiceProcess _service = null!;
     private PrometheusApi _prometheus = null!;
-    private HttpClient _prometheusClient = null!;
 
     public async Task InitializeAsync()
     {
@@ -36,23 +34,9 @@ public sealed class TopologyDashboardTests(ITestOutputHelper output) : IAsyncLif
                 "--MuxWatch:Targets:0:Name=cluster", $"--MuxWatch:Targets:0:ConnectionString={_cluster.Seed},connectTimeout=1000");
             _running.Add(_service);
 
-            var port = FreePort.Next();
-            var config = Path.Combine(_work, "prometheus.yml");
-            await File.WriteAllTextAsync(config, $"""
-                global:
-                  scrape_interval: 1s
-                scrape_configs:
-                  - job_name: muxwatch
-                    static_configs:
-                      - targets: ["127.0.0.1:{_service.Port}"]
-                """);
-            var prometheus = ExternalProcess.Start("prometheus",
-                $"--config.file={config}", $"--storage.tsdb.path={Path.Combine(_work, "tsdb")}", $"--web.listen-address=127.0.0.1:{port}");
+            var prometheus = await PrometheusProcess.StartAsync($"127.0.0.1:{_service.Port}");
             _running.Add(prometheus);
-            _prometheusClient = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}"), Timeout = TimeSpan.FromSeconds(30) };
-            _prometheus = new PrometheusApi(_prometheusClient);
-            await Eventually.UntilAsync(async () => (await _prometheusClient.GetAsync(new Uri("/-/ready", UriKind.Relative))).IsSuccessStatusCode,
-                "Prometheus to be ready: " + prometheus.Output);
+            _prometheus = prometheus.Api;
         }
         catch
         {
@@ -69,8 +53,6 @@ public sealed class TopologyDashboardTests(ITestOutputHelper output) : IAsyncLif
         }
 
         _running.Clear();
-        _prometheusClient?.Dispose();
-        Directory.Delete(_work, recursive: true);
     }
 
     [Fact]

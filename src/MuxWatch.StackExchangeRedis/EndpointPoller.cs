@@ -122,7 +122,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             {
                 // A node the polling connection learnt of (from a cluster's node list) is connected by the
                 // client only once a command goes there: this PING is that command, observed, never awaited.
-                _ = server.PingAsync().ContinueWith(static t => t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
+                FireAndForget.Observe(server.PingAsync());
             }
 
             return Failed(name, started, "connection", "the polling connection is not connected");
@@ -241,7 +241,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             // Nothing left unobserved: a command still pending when the poll gave up fails on its own.
             foreach (var pending in sent)
             {
-                _ = pending.ContinueWith(static t => t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
+                FireAndForget.Observe(pending);
             }
         }
     }

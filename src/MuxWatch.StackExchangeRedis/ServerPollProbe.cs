@@ -207,8 +207,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             if (!endpoints.All(held.Contains))
             {
                 // Off the loop, and observed: MuxWatch's own connection, so it may be reconfigured.
-                _ = connection.ConfigureAsync().ContinueWith(
-                    static t => t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
+                FireAndForget.Observe(connection.ConfigureAsync());
             }
         }
 

@@ -183,8 +183,8 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             LogReconfiguring(_logger, Name, unknown);
 
             // Off the loop, and observed: the client re-reads CLUSTER NODES and connects to the new nodes.
-            _reconfiguring = multiplexer.ConfigureAsync().ContinueWith(
-                static t => t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
+            _reconfiguring = multiplexer.ConfigureAsync();
+            FireAndForget.Observe(_reconfiguring);
         }
     }
 

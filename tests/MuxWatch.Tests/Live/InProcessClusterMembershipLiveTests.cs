@@ -8,7 +8,7 @@ using StackExchange.Redis;
 namespace MuxWatch.Tests.Live;
 
 /// <summary>
-/// An app's own multiplexer on a real Redis Cluster: a node removed from the cluster (<c>redis-cli --cluster
+/// An app's own multiplexer on a real Redis Cluster: a node added is polled once the app's client holds it, and a node removed from the cluster (<c>redis-cli --cluster
 /// del-node</c>) leaves no series behind, though the app's client, which never forgets a server and which
 /// MuxWatch never reconfigures, still holds it: what the cluster's other nodes list decides
 /// (polled over MuxWatch's own admin connection).
@@ -51,6 +51,13 @@ public sealed class InProcessClusterMembershipLiveTests : IAsyncLifetime
             throw new TimeoutException($"{ex.Message}; roles {string.Join(", ", roles)}; polling {string.Join(" | ", polling)}; app servers {string.Join(", ", app.GetServers().Select(s => $"{s.EndPoint} {s.IsConnected}"))}", ex);
         }
 
+        // A node added to the cluster, once the app's own client has re-read it (MuxWatch never makes it):
+        // MuxWatch's polling connection, which does not hold the node yet, re-reads its topology and polls it.
+        var added = await _cluster.AddNodeAsync();
+        await app.ConfigureAsync();
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_server_role", ("endpoint", added.EndPoint), ("role", "primary")) == 1,
+            "the added node polled, with its role", TimeSpan.FromSeconds(60));
+
         RedisServer? removed = null;
         foreach (var node in _cluster.Nodes)
         {
@@ -80,10 +87,10 @@ public sealed class InProcessClusterMembershipLiveTests : IAsyncLifetime
                 // app's client was seen not connected to a replica it had sent nothing to, and MuxWatch never
                 // sends anything through the app's client; muxwatch_connected says so, as it should.)
                 metrics = await ScrapeAsync();
-                var others = _cluster.Nodes.Where(n => n != removed).Select(n => n.EndPoint).Order().ToList();
+                var others = _cluster.Nodes.Append(added).Where(n => n != removed).Select(n => n.EndPoint).Order().ToList();
                 return metrics.Samples("muxwatch_connected", ("multiplexer", "app")).Select(s => s.Labels["endpoint"]).Order().SequenceEqual(others)
                     && metrics.Samples("muxwatch_server_role").Where(s => s.Value == 1).Select(s => s.Labels["endpoint"]).Order().SequenceEqual(others);
-            }, "the five other nodes watched, each with its role");
+            }, "the six other nodes (the added one too) watched, each with its role");
         }
         catch (TimeoutException ex)
         {

@@ -51,6 +51,8 @@ install_prerequisites() {
   python3 -c "import yaml" >/dev/null 2>&1 || missing+=(python3-yaml)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  command -v clang >/dev/null 2>&1 || missing+=(clang) # links the container's native (AOT) build
+  dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   command -v node >/dev/null 2>&1 || missing+=(nodejs)
   command -v npm >/dev/null 2>&1 || missing+=(npm)
@@ -89,6 +91,19 @@ for project in tests/*.Tests/*.csproj; do
   run dotnet test "$project" -c "$configuration" --no-build -nologo \
     --logger "trx;LogFileName=$name.trx" --results-directory "$results" || status=1
 done
+
+# The container's app: ContainerBuildTests replayed the Dockerfile's native (AOT) publish into
+# artifacts/container-app; the tests that start the service as a process run once more on that build.
+native="$PWD/artifacts/container-app/MuxWatch.Service"
+if [ -x "$native" ]; then
+  log "testing MuxWatch.Service.Tests (process tests, on the container's native build)"
+  run env MUXWATCH_SERVICE_EXECUTABLE="$native" dotnet test tests/MuxWatch.Service.Tests/MuxWatch.Service.Tests.csproj \
+    -c "$configuration" --no-build -nologo --filter "Category=ServiceProcess" \
+    --logger "trx;LogFileName=MuxWatch.Service.Tests-native.trx" --results-directory "$results" || status=1
+else
+  log "the container's native build is missing: $native"; status=1
+  echo '<Counters total="1" executed="1" passed="0" failed="1" />' > "$results/native-build.trx"
+fi
 
 # The live probe tests once more on the floor of the supported client range (the first run used the
 # newest, Directory.Packages.props' StackExchangeRedisVersion): the library is built against the floor.

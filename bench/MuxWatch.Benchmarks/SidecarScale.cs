@@ -21,7 +21,7 @@ internal static class SidecarScale
         var counts = ProbeScaling.StringOption(args, "--counts", "10,100,500").Split(',').Select(c => int.Parse(c, CultureInfo.InvariantCulture)).ToArray();
         var perServer = HookOverhead.IntOption(args, "--per-server", 10);
         var settle = TimeSpan.FromSeconds(HookOverhead.IntOption(args, "--settle-seconds", 30));
-        var scrapes = HookOverhead.IntOption(args, "--scrapes", 20);
+        var scrapes = HookOverhead.IntOption(args, "--scrapes", 200);
         var gcModes = ProbeScaling.StringOption(args, "--gc", "default,workstation").Split(',');
 
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
@@ -95,11 +95,11 @@ internal static class SidecarScale
                 await Task.Delay(1000);
             }
 
-            var (medianMs, minMs, maxMs, bytes, series) = await ScrapeAsync(client, "/metrics", scrapes);
+            var (medianMs, minMs, maxMs, bytes, series, cpuMs) = await ScrapeAsync(client, "/metrics", scrapes, process);
             var afterScrapes = ResidentMegabytes(process.Id);
             workingSets.Sort();
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"  MuxWatch sidecar, {count,3} endpoints, GC {gc,-11}: connected in {connectedAfter.TotalSeconds:F1} s; working set {workingSets[workingSets.Count / 2]:F0} MB (min {workingSets[0]:F0}, max {workingSets[^1]:F0}; {afterScrapes:F0} after the scrapes); /metrics {medianMs:F2} ms median ({minMs:F2}-{maxMs:F2}), {bytes / 1024.0:F0} KB, {series} series ({(double)series / count:F1} per endpoint)"));
+                $"  MuxWatch sidecar, {count,3} endpoints, GC {gc,-11}: connected in {connectedAfter.TotalSeconds:F1} s; working set {workingSets[workingSets.Count / 2]:F0} MB (min {workingSets[0]:F0}, max {workingSets[^1]:F0}; {afterScrapes:F0} after the scrapes); /metrics {medianMs:F2} ms median ({minMs:F2}-{maxMs:F2}), server CPU {cpuMs:F2} ms a scrape, {bytes / 1024.0:F0} KB, {series} series ({(double)series / count:F1} per endpoint)"));
         }
         finally
         {
@@ -133,15 +133,15 @@ internal static class SidecarScale
             }
 
             var sample = servers.Take(10).ToList();
-            var results = new List<(double Median, double Min, double Max, long Bytes, int Series)>();
+            var results = new List<(double Median, double Min, double Max, long Bytes, int Series, double? CpuMs)>();
             foreach (var server in sample)
             {
-                results.Add(await ScrapeAsync(client, $"/scrape?target=redis://{server.EndPoint}", scrapes));
+                results.Add(await ScrapeAsync(client, $"/scrape?target=redis://{server.EndPoint}", scrapes, process));
             }
 
             var median = results.Select(r => r.Median).Order().ToList()[results.Count / 2];
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"  redis_exporter ({Version()}), one scrape per server over {sample.Count} servers: {median:F2} ms median per server ({results.Min(r => r.Min):F2}-{results.Max(r => r.Max):F2}), {results[0].Bytes / 1024.0:F0} KB, {results[0].Series} series per server; working set {ResidentMegabytes(process.Id):F0} MB"));
+                $"  redis_exporter ({Version()}), one scrape per server over {sample.Count} servers: {median:F2} ms median per server ({results.Min(r => r.Min):F2}-{results.Max(r => r.Max):F2}), CPU {results.Select(r => r.CpuMs ?? 0).Order().ToList()[results.Count / 2]:F2} ms a scrape, {results[0].Bytes / 1024.0:F0} KB, {results[0].Series} series per server; working set {ResidentMegabytes(process.Id):F0} MB"));
         }
         finally
         {
@@ -171,23 +171,55 @@ internal static class SidecarScale
         }
     }
 
-    private static async Task<(double Median, double Min, double Max, long Bytes, int Series)> ScrapeAsync(HttpClient client, string path, int scrapes)
+    /// <summary>
+    /// Times <paramref name="scrapes"/> scrapes as a scraper makes them: curl on one kept-alive connection,
+    /// the body read and dropped, each timed by curl itself (a .NET client in this process measured
+    /// 2-3x slower than the server answered: its own decoding and tiered JIT, not the server's cost),
+    /// after two warm-up scrapes. With <paramref name="server"/>, also the CPU the server spent per
+    /// scrape: its CPU time over the scrapes less its CPU time over as long a quiet window right after.
+    /// </summary>
+    private static async Task<(double Median, double Min, double Max, long Bytes, int Series, double? CpuMs)> ScrapeAsync(HttpClient client, string path, int scrapes, Process? server = null)
     {
-        var times = new List<double>();
-        var text = string.Empty;
-        for (var i = 0; i < scrapes + 2; i++)
+        var text = await client.GetStringAsync(new Uri(path, UriKind.Relative));
+        _ = await client.GetStringAsync(new Uri(path, UriKind.Relative)); // two warm-ups
+        var series = text.Split('\n').Count(l => l.Length > 0 && l[0] != '#');
+        var curl = new ProcessStartInfo("curl") { RedirectStandardOutput = true, RedirectStandardError = true };
+        curl.ArgumentList.Add("-s");
+        curl.ArgumentList.Add("-w");
+        curl.ArgumentList.Add("%{time_total}\n");
+        for (var i = 0; i < scrapes; i++)
         {
-            var started = Stopwatch.GetTimestamp();
-            text = await client.GetStringAsync(new Uri(path, UriKind.Relative));
-            if (i >= 2)
-            {
-                times.Add(Stopwatch.GetElapsedTime(started).TotalMilliseconds); // the first two warm up
-            }
+            curl.ArgumentList.Add("-o");
+            curl.ArgumentList.Add("/dev/null");
+            curl.ArgumentList.Add(new Uri(client.BaseAddress!, path).ToString());
         }
 
-        times.Sort();
-        var series = text.Split('\n').Count(l => l.Length > 0 && l[0] != '#');
-        return (times[times.Count / 2], times[0], times[^1], System.Text.Encoding.UTF8.GetByteCount(text), series);
+        var cpuBefore = CpuTime(server);
+        var window = Stopwatch.StartNew();
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(curl, timeout: TimeSpan.FromMinutes(5));
+        var scraping = window.Elapsed;
+        var cpuScraping = CpuTime(server) - cpuBefore;
+        if (exitCode != 0)
+        {
+            throw new InvalidOperationException($"curl failed ({exitCode}): {error}");
+        }
+
+        await Task.Delay(scraping);
+        var cpuQuiet = CpuTime(server) - cpuBefore - cpuScraping;
+        var times = output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(t => double.Parse(t, CultureInfo.InvariantCulture) * 1000).Order().ToList();
+        double? cpuMs = server is null ? null : (cpuScraping - cpuQuiet).TotalMilliseconds / scrapes;
+        return (times[times.Count / 2], times[0], times[^1], System.Text.Encoding.UTF8.GetByteCount(text), series, cpuMs);
+    }
+
+    private static TimeSpan CpuTime(Process? process)
+    {
+        if (process is null)
+        {
+            return TimeSpan.Zero;
+        }
+
+        process.Refresh();
+        return process.TotalProcessorTime;
     }
 
     private static async Task<int> ConnectedTargetsAsync(HttpClient client)

@@ -64,7 +64,11 @@ public static class MuxWatchEndpointRouteBuilderExtensions
     {
         ArgumentNullException.ThrowIfNull(endpoints);
         var registry = endpoints.ServiceProvider.GetRequiredService<MuxWatchMetrics>().Registry;
-        return endpoints.MapMetrics(pattern, registry);
+        var pipeline = endpoints.CreateApplicationBuilder()
+            .Use(WholeScrapeBuffering.InvokeAsync) // prometheus-net renders (and negotiates the format); the scrape leaves in one write
+            .UseMiddleware<MetricServerMiddleware>(new MetricServerMiddleware.Settings { Registry = registry })
+            .Build();
+        return endpoints.Map(pattern, pipeline).WithDisplayName("MuxWatch metrics");
     }
 
     /// <summary>

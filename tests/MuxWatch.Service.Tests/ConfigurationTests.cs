@@ -3,6 +3,7 @@ using MuxWatch.Testing;
 namespace MuxWatch.Service.Tests;
 
 /// <summary>Invalid settings stop the service at start-up with a message naming the setting.</summary>
+[Trait("Category", "ServiceProcess")] // run once more on the container's native build by test.sh
 public sealed class ConfigurationTests
 {
     [Theory]

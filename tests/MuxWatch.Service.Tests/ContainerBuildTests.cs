@@ -7,8 +7,9 @@ namespace MuxWatch.Service.Tests;
 
 /// <summary>
 /// No container engine runs here, so this proves what can be proven: the restore and publish commands
-/// written in the Dockerfile succeed on the repository, and the published app, started the way the
-/// ENTRYPOINT starts it (with the image's environment), serves.
+/// written in the Dockerfile succeed on the repository, and the published app (native AOT), started the
+/// way the ENTRYPOINT starts it (with the image's environment), serves. test.sh then runs the tests that
+/// start the service as a process once more on that build (artifacts/container-app).
 /// </summary>
 public sealed partial class ContainerBuildTests
 {
@@ -17,7 +18,14 @@ public sealed partial class ContainerBuildTests
     {
         var dockerfile = await File.ReadAllTextAsync(Path.Combine(BuiltProgram.RepositoryRoot, "Dockerfile"));
         var context = Directory.CreateTempSubdirectory("muxwatch-context-").FullName;
-        var output = Directory.CreateTempSubdirectory("muxwatch-publish-").FullName;
+        // Kept: test.sh runs the process tests once more on this build, the image's app (native AOT).
+        var output = Path.Combine(BuiltProgram.RepositoryRoot, "artifacts", "container-app");
+        if (Directory.Exists(output))
+        {
+            Directory.Delete(output, recursive: true);
+        }
+
+        Directory.CreateDirectory(output);
         try
         {
             // The build stage, replayed in a scratch folder: its COPY lines decide what the build sees
@@ -48,13 +56,14 @@ public sealed partial class ContainerBuildTests
                     info.ArgumentList.Add(argument);
                 }
 
-                var (exitCode, stdout, stderr) = await BuiltProgram.RunAsync(info, timeout: TimeSpan.FromMinutes(5));
+                var (exitCode, stdout, stderr) = await BuiltProgram.RunAsync(info, timeout: TimeSpan.FromMinutes(10)); // a native compile takes minutes
                 Assert.True(exitCode == 0, $"'{command}' failed: {stdout}\n{stderr}");
             }
 
             var entrypoint = JsonSerializer.Deserialize<string[]>(Entrypoint().Match(dockerfile).Groups["json"].Value)!;
             var port = FreePort.Next();
-            var start = new ProcessStartInfo(entrypoint[0]) { WorkingDirectory = output, RedirectStandardOutput = true, RedirectStandardError = true };
+            var executable = entrypoint[0].StartsWith("/app/", StringComparison.Ordinal) ? Path.Combine(output, entrypoint[0]["/app/".Length..]) : entrypoint[0];
+            var start = new ProcessStartInfo(executable) { WorkingDirectory = output, RedirectStandardOutput = true, RedirectStandardError = true };
             foreach (var argument in entrypoint[1..])
             {
                 start.ArgumentList.Add(argument);
@@ -80,7 +89,6 @@ public sealed partial class ContainerBuildTests
         }
         finally
         {
-            Directory.Delete(output, recursive: true);
             Directory.Delete(context, recursive: true);
         }
     }

@@ -8,6 +8,7 @@ namespace MuxWatch.Service.Tests;
 /// The service keeps its state in memory: working, it writes no file, so its container can run with a
 /// read-only root file system (docker-compose.yml, deploy/kubernetes/), /tmp aside.
 /// </summary>
+[Trait("Category", "ServiceProcess")] // run once more on the container's native build by test.sh
 public sealed class DiskWriteTests
 {
     [Fact]

@@ -4,6 +4,7 @@ using MuxWatch.Testing;
 namespace MuxWatch.Service.Tests;
 
 /// <summary>The <c>explain</c> command, run as the real service binary with standard input.</summary>
+[Trait("Category", "ServiceProcess")] // run once more on the container's native build by test.sh
 public sealed class ExplainCommandTests
 {
     private const string Starved =

@@ -6,6 +6,7 @@ using MuxWatch.Testing;
 namespace MuxWatch.Service.Tests;
 
 /// <summary>/metrics and /api/* each on a port of its own, /metrics behind a bearer token: as an operator exposes them.</summary>
+[Trait("Category", "ServiceProcess")] // run once more on the container's native build by test.sh
 public sealed class ExposureTests : IAsyncLifetime
 {
     private const string MetricsToken = "metrics-token-0123456789abcdef";

@@ -22,6 +22,7 @@ public sealed class InProcessApiTests : IAsyncLifetime
         builder.Services.AddMuxWatch();
         _app = builder.Build();
         _app.MapMuxWatchApi();
+        _app.MapMuxWatchMetrics();
         await _app.StartAsync();
         _client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}") };
     }
@@ -71,5 +72,27 @@ public sealed class InProcessApiTests : IAsyncLifetime
         Assert.True(statusDocument.RootElement.GetProperty("recordedByCause").GetProperty("server-stall").GetInt64() >= 1);
         Assert.True(statusDocument.RootElement.GetProperty("captureListening").GetBoolean());
         Assert.False(statusDocument.RootElement.TryGetProperty("postsRefused", out _));
+    }
+
+    [Fact]
+    public async Task The_apps_metrics_answer_whole_with_their_length_in_either_format()
+    {
+        // Rendered into a buffer first, then sent in one write: the body is whole and its length declared.
+        using var text = await _client.GetAsync(new Uri("/metrics", UriKind.Relative));
+        var textBody = await text.Content.ReadAsByteArrayAsync();
+        Assert.Equal(HttpStatusCode.OK, text.StatusCode);
+        Assert.Equal("text/plain; version=0.0.4; charset=utf-8", text.Content.Headers.ContentType!.ToString());
+        Assert.Equal(textBody.Length, text.Content.Headers.ContentLength);
+        var parsed = new MetricsText(System.Text.Encoding.UTF8.GetString(textBody));
+        Assert.Equal(0, parsed.Value("muxwatch_capture_dropped_total"));
+
+        using var request = new HttpRequestMessage(HttpMethod.Get, new Uri("/metrics", UriKind.Relative));
+        request.Headers.TryAddWithoutValidation("Accept", "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"); // as Prometheus asks
+        using var openMetrics = await _client.SendAsync(request);
+        var openMetricsBody = await openMetrics.Content.ReadAsStringAsync();
+        Assert.Equal(HttpStatusCode.OK, openMetrics.StatusCode);
+        Assert.StartsWith("application/openmetrics-text", openMetrics.Content.Headers.ContentType!.ToString(), StringComparison.Ordinal);
+        Assert.EndsWith("# EOF\n", openMetricsBody, StringComparison.Ordinal);
+        Assert.Equal(System.Text.Encoding.UTF8.GetByteCount(openMetricsBody), openMetrics.Content.Headers.ContentLength);
     }
 }

@@ -7,6 +7,7 @@ namespace MuxWatch.Service.Tests;
 /// No password or user name from any connection string or message appears anywhere MuxWatch writes:
 /// metrics, every API answer, the log at its most verbose, failures included.
 /// </summary>
+[Trait("Category", "ServiceProcess")] // run once more on the container's native build by test.sh
 public sealed class SecretExposureTests : IAsyncLifetime
 {
     private const string Password = "pw-NEVER-shown-4711";

@@ -27,17 +27,31 @@ public static class BuiltProgram
         throw new FileNotFoundException($"{project} is not built for {Configuration}; build the solution first");
     }
 
-    /// <summary>Start info for <c>dotnet &lt;project&gt;.dll args...</c>, output redirected.</summary>
+    /// <summary>
+    /// The environment variable naming a native build of the service to run in place of the built dll:
+    /// test.sh sets it to the container's (native AOT) build to run the process tests once more on it.
+    /// </summary>
+    public const string ServiceExecutableVariable = "MUXWATCH_SERVICE_EXECUTABLE";
+
+    /// <summary>
+    /// Start info for <c>dotnet &lt;project&gt;.dll args...</c>, output redirected; for the service, its native
+    /// build instead when <see cref="ServiceExecutableVariable"/> names one.
+    /// </summary>
     public static ProcessStartInfo StartInfo(string project, params string[] arguments)
     {
-        var info = new ProcessStartInfo("dotnet")
+        var native = project == "MuxWatch.Service" ? Environment.GetEnvironmentVariable(ServiceExecutableVariable) : null;
+        var info = new ProcessStartInfo(string.IsNullOrEmpty(native) ? "dotnet" : native)
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             RedirectStandardInput = true,
-            WorkingDirectory = Path.GetDirectoryName(PathOf(project))!,
+            WorkingDirectory = string.IsNullOrEmpty(native) ? Path.GetDirectoryName(PathOf(project))! : Path.GetDirectoryName(native)!,
         };
-        info.ArgumentList.Add(PathOf(project));
+        if (string.IsNullOrEmpty(native))
+        {
+            info.ArgumentList.Add(PathOf(project));
+        }
+
         foreach (var argument in arguments)
         {
             info.ArgumentList.Add(argument);

@@ -183,7 +183,7 @@ internal static class SidecarScale
         var text = await client.GetStringAsync(new Uri(path, UriKind.Relative));
         _ = await client.GetStringAsync(new Uri(path, UriKind.Relative)); // two warm-ups
         var series = text.Split('\n').Count(l => l.Length > 0 && l[0] != '#');
-        var curl = new ProcessStartInfo("curl") { RedirectStandardOutput = true, RedirectStandardError = true };
+        var curl = new ProcessStartInfo("curl") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
         curl.ArgumentList.Add("-s");
         curl.ArgumentList.Add("-w");
         curl.ArgumentList.Add("%{time_total}\n");

@@ -131,8 +131,8 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         // One command at a time, each sent once the one before was answered and measured: a hostile
         // server can make any reply megabytes, and the client buffers every pipelined reply whole, so only
         // one reply is ever in flight per endpoint. Few commands, so few round trips: one INFO (its default
-        // sections hold server, persistence and stats), LATENCY LATEST and SLOWLOG GET each poll; the
-        // latency threshold and the server's clock, which seldom change, once a minute.
+        // sections hold server, persistence and stats), LATENCY LATEST (while the latency monitor is on) and
+        // SLOWLOG GET each poll; the latency threshold and the server's clock, which seldom change, once a minute.
         var refused = new List<string>();
         var sent = new List<Task>();
         var deadline = started + timeout;
@@ -171,8 +171,6 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 _membersRead = started;
             }
 
-            var latest = Bounded(await Answer(Send(sent, server.LatencyLatestAsync()), "latency", refused, deadline, stopping).ConfigureAwait(false), "LATENCY LATEST", ReplyLimits.MaxLatencyEntries);
-            var entries = Bounded(await Answer(Send(sent, server.SlowlogGetAsync(SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false), "SLOWLOG GET", SlowlogBatch);
             if (started - _seldomRead >= SeldomInterval)
             {
                 var seldomRefused = new List<string>();
@@ -187,6 +185,12 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 _seldomRead = started;
             }
 
+            // LATENCY LATEST only where the latency monitor records (latency-monitor-threshold above 0, or
+            // not known): off, as Redis ships, it has nothing new to say, and each command of a poll is a round
+            // trip that wakes the app's thread pool (most of what polling costs an idle app, docs/benchmarks.md).
+            var latest = _threshold is 0 ? null
+                : Bounded(await Answer(Send(sent, server.LatencyLatestAsync()), "latency", refused, deadline, stopping).ConfigureAwait(false), "LATENCY LATEST", ReplyLimits.MaxLatencyEntries);
+            var entries = Bounded(await Answer(Send(sent, server.SlowlogGetAsync(SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false), "SLOWLOG GET", SlowlogBatch);
             refused.AddRange(_seldomRefused);
             var threshold = _threshold;
 

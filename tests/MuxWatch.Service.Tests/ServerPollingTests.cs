@@ -211,6 +211,31 @@ public sealed class ServerPollingTests : IAsyncLifetime
         Assert.DoesNotContain("cmdstat_latency|history:", stats, StringComparison.Ordinal);
     }
 
+    /// <summary>
+    /// Issue 26 (an idle app's CPU): with the latency monitor off, as Redis ships, a poll sends no LATENCY
+    /// command (it would have nothing to say), one round trip fewer each poll; on, it does (the test above).
+    /// </summary>
+    [Fact]
+    public async Task With_the_latency_monitor_off_a_poll_sends_no_latency_command()
+    {
+        var redis = await StartRedisAsync("--latency-monitor-threshold", "0");
+        await using var sidecar = InMemorySidecar.Probing(("quiet", redis.EndPoint));
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint) is not null, "the first poll");
+        await redis.CommandAsync("CONFIG", "RESETSTAT");
+        var polled = await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint);
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint) > polled + 2,
+            "two more seconds of polls (ten at 200 ms)");
+
+        var stats = await redis.CommandAsync("INFO", "commandstats");
+        Assert.Contains("cmdstat_slowlog|get:", stats, StringComparison.Ordinal);
+        Assert.Contains("cmdstat_info:", stats, StringComparison.Ordinal);
+        Assert.DoesNotContain("cmdstat_latency", stats, StringComparison.Ordinal);
+        using var events = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri($"/api/events?endpoint={redis.EndPoint}", UriKind.Relative)));
+        var polling = events.RootElement.GetProperty("endpoints")[0].GetProperty("polling");
+        Assert.False(polling.GetProperty("latencyMonitorEnabled").GetBoolean());
+        Assert.Equal(0, polling.GetProperty("refusedCommands").GetArrayLength());
+    }
+
     [Fact]
     public async Task A_stall_during_a_bgsave_with_the_slow_log_off_is_diagnosed_persistence()
     {
@@ -258,9 +283,9 @@ public sealed class ServerPollingTests : IAsyncLifetime
         await using var sidecar = InMemorySidecar.Probing(("one", redis.EndPoint), ("two", redis.EndPoint), ("three", redis.EndPoint));
         await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint) is not null, "the first poll");
 
-        // Three targets: two connections each (interactive, subscription), and no polling connection besides.
+        // Three targets: one connection each (MuxWatch's own open no subscription connection), and no polling connection besides.
         var clients = (await redis.CommandAsync("CLIENT", "LIST")).Split('\n');
-        Assert.Equal(6, clients.Count(line => line.Contains(" name=muxwatch ", StringComparison.Ordinal)));
+        Assert.Equal(3, clients.Count(line => line.Contains(" name=muxwatch ", StringComparison.Ordinal)));
         Assert.DoesNotContain(clients, line => line.Contains("name=muxwatch-poller", StringComparison.Ordinal));
 
         // Polled once per cycle however many targets share the server: INFO calls counted by the server

@@ -16,16 +16,6 @@ internal sealed record MultiplexerRegistration(
     /// <summary>True when MuxWatch measures its pub/sub delivery lag (<c>MeasurePubSubLag</c>): it then publishes on a channel of its own.</summary>
     public bool MeasurePubSubLag { get; init; }
 
-    /// <summary>For a connection MuxWatch makes: its configuration (with its subscription connection), for <see cref="WithPubSubLag"/>.</summary>
-    public ConfigurationOptions? OwnedOptions { get; init; }
-
-    /// <summary>The same registration measuring pub/sub lag: a connection MuxWatch makes then keeps its subscription connection.</summary>
-    public MultiplexerRegistration WithPubSubLag() => this with
-    {
-        MeasurePubSubLag = true,
-        Resolve = OwnedOptions is { } options ? _ => OwnedConnection.ConnectAsync(options) : Resolve,
-    };
-
     /// <summary>For a connection MuxWatch makes: its TLS certificate check, which keeps why a certificate was refused.</summary>
     public TlsCheck? Tls { get; init; }
 
@@ -52,7 +42,6 @@ internal sealed record MultiplexerRegistration(
         connect.AllowAdmin = true;
         var tls = new TlsCheck(trustedCa, trustedCaSetting);
         connect.CertificateValidation += tls.Validate;
-        var probing = OwnedConnection.WithoutSubscriptions(connect); // MuxWatch's connection subscribes only to measure pub/sub lag
-        return new MultiplexerRegistration(name, _ => OwnedConnection.ConnectAsync(probing), Owned: true, shown) { Tls = tls, OwnedOptions = connect };
+        return new MultiplexerRegistration(name, _ => OwnedConnection.ConnectAsync(connect), Owned: true, shown) { Tls = tls };
     }
 }

@@ -85,7 +85,7 @@ public static class MuxWatchBuilderMultiplexerExtensions
             && string.Equals(registration.Name, name, StringComparison.OrdinalIgnoreCase))
             ?? throw new ArgumentException($"MeasurePubSubLag: no multiplexer named '{name}' was added; call AddMultiplexer(\"{name}\", ...) first.", nameof(name));
         builder.Services.Remove(descriptor);
-        builder.Services.AddSingleton(((MultiplexerRegistration)descriptor.ImplementationInstance!).WithPubSubLag());
+        builder.Services.AddSingleton(((MultiplexerRegistration)descriptor.ImplementationInstance!) with { MeasurePubSubLag = true });
         return builder;
     }
 

@@ -91,7 +91,7 @@ public sealed class PollingConnectionsLiveTests : IAsyncLifetime
         await PolledThroughAsync(host);
 
         Assert.Equal(0, await ClientsNamedAsync("muxwatch-poller"));
-        Assert.Equal(1, await ClientsNamedAsync("own-target")); // its one connection (no subscription connection: it does not measure pub/sub lag), nothing more
+        Assert.Equal(2, await ClientsNamedAsync("own-target")); // its interactive and subscription connections, nothing more
     }
 
     private sealed class HostStopper(IHost host) : IAsyncDisposable

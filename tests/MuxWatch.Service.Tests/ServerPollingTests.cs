@@ -201,12 +201,7 @@ public sealed class ServerPollingTests : IAsyncLifetime
         await redis.CommandAsync("BGSAVE");
         await Eventually.UntilAsync(async () => (await EventsAsync(sidecar, redis.EndPoint)).Any(e => e.GetProperty("kind").GetString() == "fork" && !e.GetProperty("betweenPolls").GetBoolean()),
             "the fork from the latency monitor in the timeline", TimeSpan.FromSeconds(30));
-        await redis.CommandAsync("CONFIG", "RESETSTAT");
-        var polls = await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint);
-        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint) > polls + 2,
-            "two more seconds of polls (ten at 200 ms)");
-
-        var stats = await redis.CommandAsync("INFO", "commandstats");
+        var stats = await CommandStatsOverPollsAsync(redis, sidecar);
         Assert.Contains("cmdstat_latency|latest:", stats, StringComparison.Ordinal);
         Assert.DoesNotContain("cmdstat_latency|history:", stats, StringComparison.Ordinal);
     }
@@ -221,12 +216,7 @@ public sealed class ServerPollingTests : IAsyncLifetime
         var redis = await StartRedisAsync("--latency-monitor-threshold", "0");
         await using var sidecar = InMemorySidecar.Probing(("quiet", redis.EndPoint));
         await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint) is not null, "the first poll");
-        await redis.CommandAsync("CONFIG", "RESETSTAT");
-        var polled = await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint);
-        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint) > polled + 2,
-            "two more seconds of polls (ten at 200 ms)");
-
-        var stats = await redis.CommandAsync("INFO", "commandstats");
+        var stats = await CommandStatsOverPollsAsync(redis, sidecar);
         Assert.Contains("cmdstat_slowlog|get:", stats, StringComparison.Ordinal);
         Assert.Contains("cmdstat_info:", stats, StringComparison.Ordinal);
         Assert.DoesNotContain("cmdstat_latency", stats, StringComparison.Ordinal);
@@ -234,6 +224,16 @@ public sealed class ServerPollingTests : IAsyncLifetime
         var polling = events.RootElement.GetProperty("endpoints")[0].GetProperty("polling");
         Assert.False(polling.GetProperty("latencyMonitorEnabled").GetBoolean());
         Assert.Equal(0, polling.GetProperty("refusedCommands").GetArrayLength());
+    }
+
+    /// <summary>The server's <c>INFO commandstats</c> over two seconds of polls (ten at 200 ms), counted from zero.</summary>
+    private static async Task<string> CommandStatsOverPollsAsync(RedisServer redis, InMemorySidecar sidecar)
+    {
+        await redis.CommandAsync("CONFIG", "RESETSTAT");
+        var polled = await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint);
+        await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint) > polled + 2,
+            "two more seconds of polls (ten at 200 ms)");
+        return await redis.CommandAsync("INFO", "commandstats");
     }
 
     [Fact]

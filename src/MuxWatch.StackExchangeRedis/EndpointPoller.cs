@@ -61,11 +61,12 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
     /// <summary>Starts a poll unless one is in flight or the last started less than an interval ago.</summary>
     public void StartIfDue(DateTimeOffset now, IConnectionMultiplexer connection, EndPoint endpoint, MuxWatchOptions settings, CancellationToken stopping)
     {
-        // 10% slack: the loop's ticks are not exact, and a tick a hair early must not skip a whole interval.
-        var interval = _backoff > TimeSpan.Zero ? Max(_backoff, settings.ServerPollInterval)
-            : timeline.PollSoon ? Min(settings.ServerPollInterval, Max(settings.ProbeInterval, BusyInterval))
-            : settings.ServerPollInterval;
-        if (now - _lastStart < interval * 0.9 || Interlocked.CompareExchange(ref _inFlight, 1, 0) != 0)
+        // After an oversized reply, a whole back-off from the last start (10% slack: the loop's ticks are not
+        // exact); otherwise on the cadence the PINGs share, so that both wake the app's pool once.
+        var due = _backoff > TimeSpan.Zero
+            ? now - _lastStart >= Max(_backoff, settings.ServerPollInterval) * 0.9
+            : Cadence.InNewSlot(_lastStart, now, timeline.PollSoon ? Min(settings.ServerPollInterval, Max(settings.ProbeInterval, BusyInterval)) : settings.ServerPollInterval);
+        if (!due || Interlocked.CompareExchange(ref _inFlight, 1, 0) != 0)
         {
             return;
         }

@@ -23,11 +23,10 @@ internal sealed class WatchedEndpoint(MuxWatchMetrics metrics, string multiplexe
         Series.LastProbeSuccess.Set(now.ToUnixTimeMilliseconds() / 1000.0);
     }
 
-    /// <summary>True when a PING is due (the loop's own thread is the only caller): the first cycle, then every <paramref name="interval"/>.</summary>
+    /// <summary>True when a PING is due (the loop's own thread is the only caller): the first cycle, then once each <paramref name="interval"/>, on the <see cref="Cadence"/> the server polls share.</summary>
     public bool PingDue(DateTimeOffset now, TimeSpan interval)
     {
-        // 10% slack: the loop's ticks are not exact, and a tick a hair early must not skip a whole interval.
-        if (now - _lastPing < interval * 0.9)
+        if (!Cadence.InNewSlot(_lastPing, now, interval))
         {
             return false;
         }

@@ -25,14 +25,15 @@ public sealed class MuxWatchOptions
     public bool Ping { get; set; } = true;
 
     /// <summary>
-    /// How often each endpoint is sent a PING (default 5 s, 10 ms to 1 hour; never more often than the probe
+    /// How often each endpoint is sent a PING (default 10 s, 10 ms to 1 hour; never more often than the probe
     /// cycle). An app's own commands are its timeouts' source and the probe samples their queues every
     /// cycle; the PING adds a round trip that measures the path when the app is quiet. Each one wakes the
     /// client's reader and the thread pool, which costs an idle app more than the rest of the probe
-    /// (docs/benchmarks.md, "What watching costs an idle app"). The sidecar, whose PINGs are its only
-    /// timeouts, sets 1 s in its appsettings.json.
+    /// (docs/benchmarks.md, "What watching costs an idle app"), so PINGs and server polls keep one cadence
+    /// (aligned to the clock: at 10 s both start on the same tick and share that wake). The sidecar, whose
+    /// PINGs are its only timeouts, sets 1 s in its appsettings.json.
     /// </summary>
-    public TimeSpan PingInterval { get; set; } = TimeSpan.FromSeconds(5);
+    public TimeSpan PingInterval { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>
     /// The longest MuxWatch waits for one network call of its own, such as a PING (default 10 s, 100 ms to
@@ -58,14 +59,15 @@ public sealed class MuxWatchOptions
     public bool ServerPolling { get; set; } = true;
 
     /// <summary>
-    /// How often each endpoint is polled when nothing is happening (default 5 s, 100 ms to 1 hour). Polls
+    /// How often each endpoint is polled when nothing is happening (default 10 s, 100 ms to 1 hour; on the
+    /// same clock-aligned cadence as the PINGs, see <see cref="PingInterval"/>). Polls
     /// run on the probe loop's ticks, and come sooner when there is something to see: every probe cycle
     /// (at most every second, never less often than this interval) while a save, rewrite, module fork or
     /// load runs on the endpoint, and at the next cycle when a timeout waits for the endpoint's timeline to
     /// be settled. What a poll reads (the slow log, fork samples, save counters and times) is kept by the
     /// server between polls, so a calm interval misses no event; the sidecar sets 1 s in its appsettings.json.
     /// </summary>
-    public TimeSpan ServerPollInterval { get; set; } = TimeSpan.FromSeconds(5);
+    public TimeSpan ServerPollInterval { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>The longest one poll may take before it counts as failed (default 2 s, 100 ms to 1 minute): the connect and each command time out by it.</summary>
     public TimeSpan ServerPollTimeout { get; set; } = TimeSpan.FromSeconds(2);

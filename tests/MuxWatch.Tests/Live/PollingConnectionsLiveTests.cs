@@ -32,13 +32,13 @@ public sealed class PollingConnectionsLiveTests : IAsyncLifetime
         await _redis.DisposeAsync();
     }
 
-    private async Task<IHost> StartAsync(Action<MuxWatchBuilder> watch)
+    private async Task<IHost> StartAsync(Action<MuxWatchBuilder> watch, string probeInterval = "00:00:00.100", string pingInterval = "00:00:00.100", string pollInterval = "00:00:00.200")
     {
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
-        builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
-        builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
-        builder.Configuration["MuxWatch:ServerPollInterval"] = "00:00:00.200";
+        builder.Configuration["MuxWatch:ProbeInterval"] = probeInterval;
+        builder.Configuration["MuxWatch:PingInterval"] = pingInterval;
+        builder.Configuration["MuxWatch:ServerPollInterval"] = pollInterval;
         builder.Configuration["MuxWatch:ServerPollTimeout"] = "00:00:01";
         watch(builder.Services.AddMuxWatch().UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry()));
         var host = builder.Build();
@@ -92,6 +92,27 @@ public sealed class PollingConnectionsLiveTests : IAsyncLifetime
 
         Assert.Equal(0, await ClientsNamedAsync("muxwatch-poller"));
         Assert.Equal(2, await ClientsNamedAsync("own-target")); // its interactive and subscription connections, nothing more
+    }
+
+    [Fact]
+    public async Task The_probes_PING_and_the_servers_poll_reach_the_server_on_the_same_tick()
+    {
+        // Each call wakes the app's thread pool, and a wake costs more than the call (docs/benchmarks.md):
+        // started on one tick, the PING and the poll share it. Scaled down: a tick every 250 ms, both every
+        // second; the real server's MONITOR says when each arrived.
+        var app = await AppMultiplexerAsync();
+        await using var monitor = await RedisMonitor.StartAsync(_redis);
+        await StartAsync(w => w.AddMultiplexer("app", _ => app), probeInterval: "00:00:00.250", pingInterval: "00:00:01", pollInterval: "00:00:01");
+        await Eventually.UntilAsync(() => monitor.Commands("INFO").Count(PollsInfo) >= 6, "six polls seen by the server");
+
+        // A poll's INFO has no section (the client's own handshake names one); every one has a PING of the
+        // app's multiplexer within half a tick (the first poll waits for its connection to be made).
+        var pings = monitor.Commands("PING");
+        var polls = monitor.Commands("INFO").Where(PollsInfo).Skip(1).ToList();
+        var apart = polls.Select(poll => pings.Min(ping => Math.Abs(ping.At - poll.At))).ToList();
+        Assert.All(apart, seconds => Assert.True(seconds < 0.125, $"a poll {seconds * 1000:F0} ms from the nearest PING (all: {string.Join(", ", apart.Select(a => $"{a * 1000:F0} ms"))})"));
+
+        static bool PollsInfo(MonitoredCommand command) => command.ArgumentCount == 0;
     }
 
     private sealed class HostStopper(IHost host) : IAsyncDisposable

@@ -107,7 +107,17 @@ internal static class IdleCost
         await Task.Delay(TimeSpan.FromSeconds(warmup - firstMinute));
         var before = Environment.CpuUsage.TotalTime;
         var itemsBefore = ThreadPool.CompletedWorkItemCount;
+        var thrown = new System.Collections.Concurrent.ConcurrentDictionary<string, int>();
+        void Count(object? sender, System.Runtime.ExceptionServices.FirstChanceExceptionEventArgs e) => thrown.AddOrUpdate(e.Exception.GetType().Name + ": " + e.Exception.Message.Split('\n')[0], 1, (_, n) => n + 1);
+        AppDomain.CurrentDomain.FirstChanceException += Count;
         await Task.Delay(TimeSpan.FromSeconds(measure));
+        AppDomain.CurrentDomain.FirstChanceException -= Count;
+        foreach (var (what, count) in thrown.OrderByDescending(p => p.Value).Take(5))
+        {
+            // What the app threw while idle (stderr: the parent reads stdout only).
+            Console.Error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{variant}: {count / (double)measure:F2} first-chance exceptions/s: {what}"));
+        }
+
         var steady = (Environment.CpuUsage.TotalTime - before).TotalMilliseconds / measure;
         var itemsPerSecond = (double)(ThreadPool.CompletedWorkItemCount - itemsBefore) / measure;
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{variant} {first:F3} {steady:F3} {itemsPerSecond:F2}"));

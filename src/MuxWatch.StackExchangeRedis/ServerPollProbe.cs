@@ -138,6 +138,9 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         }
     }
 
+    /// <summary>The polling connection opened for the watched multiplexer <paramref name="name"/>, once it is made; null for one polled over its own connection.</summary>
+    internal IConnectionMultiplexer? PollingConnection(string name) => _connections.TryGetValue(name, out var admin) ? admin.Connection : null;
+
     public async ValueTask DisposeAsync()
     {
         foreach (var name in _connections.Keys.ToList())

@@ -115,6 +115,30 @@ public sealed class PollingConnectionsLiveTests : IAsyncLifetime
         static bool PollsInfo(MonitoredCommand command) => command.ArgumentCount == 0;
     }
 
+    [Fact]
+    public async Task The_polling_connections_heartbeat_is_the_calm_one_MuxWatch_sets_on_either_client()
+    {
+        // The client's heartbeat wakes the app's thread pool at every beat; the polling connection's is
+        // set to 5 s (the client's default is 1 s). 2.6.90's ConfigurationOptions.Clone() dropped it, so on
+        // that client the polling connection beat every second: the status text's heartbeat age then never
+        // passes 1 s. Here it must reach 3 s between two beats.
+        var app = await AppMultiplexerAsync();
+        var host = await StartAsync(w => w.AddMultiplexer("app", _ => app));
+        var probe = host.Services.GetRequiredService<MuxWatch.StackExchangeRedis.ServerPollProbe>();
+        var status = new StringWriter(System.Globalization.CultureInfo.InvariantCulture);
+        await Eventually.UntilAsync(() =>
+        {
+            if (probe.PollingConnection("app") is not { } polling)
+            {
+                return false;
+            }
+
+            status.GetStringBuilder().Clear();
+            polling.GetStatus(status);
+            return MuxWatch.StackExchangeRedis.StatusTextReader.Read(status.GetStringBuilder()).HeartbeatAgeSeconds >= 3;
+        }, "the polling connection's heartbeat at least 3 s old between two beats", TimeSpan.FromSeconds(20));
+    }
+
     private sealed class HostStopper(IHost host) : IAsyncDisposable
     {
         public async ValueTask DisposeAsync()

@@ -58,7 +58,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
     /// <summary>The newest fork LATENCY HISTORY was read for (one poll in flight at a time reads and writes it).</summary>
     private DateTimeOffset? _forkAskedAbout;
 
-    /// <summary>Starts a poll unless one is in flight or the last started less than an interval ago.</summary>
+    /// <summary>Starts a poll when one is due (on the <see cref="Cadence"/>, or a whole back-off after an oversized reply) and none is in flight.</summary>
     public void StartIfDue(DateTimeOffset now, IConnectionMultiplexer connection, EndPoint endpoint, MuxWatchOptions settings, CancellationToken stopping)
     {
         // After an oversized reply, a whole back-off from the last start (10% slack: the loop's ticks are not

@@ -84,7 +84,7 @@ internal static partial class OwnedConnection
 
     /// <summary>
     /// <paramref name="options"/>, cloned whole: 2.6.90's <c>Clone()</c> drops <c>HeartbeatInterval</c>
-    /// (5 s in, the default 1 s out; measured, 2.7 and later keep it), which made the polling connection
+    /// (10 s in, the default 1 s out; measured, 2.7 and later keep it), which made the polling connection
     /// wake an idle app's thread pool every second on that client.
     /// </summary>
     internal static ConfigurationOptions Copy(ConfigurationOptions options)

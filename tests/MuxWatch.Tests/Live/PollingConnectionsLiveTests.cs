@@ -119,7 +119,7 @@ public sealed class PollingConnectionsLiveTests : IAsyncLifetime
     public async Task The_polling_connections_heartbeat_is_the_calm_one_MuxWatch_sets_on_either_client()
     {
         // The client's heartbeat wakes the app's thread pool at every beat; the polling connection's is
-        // set to 5 s (the client's default is 1 s). 2.6.90's ConfigurationOptions.Clone() dropped it, so on
+        // set to 10 s (the client's default is 1 s). 2.6.90's ConfigurationOptions.Clone() dropped it, so on
         // that client the polling connection beat every second: the status text's heartbeat age then never
         // passes 1 s. Here it must reach 3 s between two beats.
         var app = await AppMultiplexerAsync();

@@ -13,11 +13,23 @@ internal sealed record MultiplexerRegistration(
     bool Owned,
     string? DisplayConfiguration)
 {
+    /// <summary>
+    /// The least a diagnosing connect waits, whatever the target's <c>connectTimeout</c>: it runs in the
+    /// background, so a short timeout would only lose a slow handshake's refusal.
+    /// </summary>
+    private static readonly TimeSpan DiagnosisConnectTimeout = TimeSpan.FromSeconds(5);
+
     /// <summary>True when MuxWatch measures its pub/sub delivery lag (<c>MeasurePubSubLag</c>): it then publishes on a channel of its own.</summary>
     public bool MeasurePubSubLag { get; init; }
 
     /// <summary>For a connection MuxWatch makes: its TLS certificate check, which keeps why a certificate was refused.</summary>
     public TlsCheck? Tls { get; init; }
+
+    /// <summary>
+    /// For a connection MuxWatch makes: connects afresh once and returns the client's failure type, or null
+    /// (<see cref="ConnectFailureDiagnosis"/>), to name why the connection stays down when the client does not say.
+    /// </summary>
+    public Func<Task<string?>>? Diagnose { get; init; }
 
     /// <summary>A registration for a connection string: MuxWatch connects in the background, never failing start-up.</summary>
     /// <param name="name">The multiplexer's name.</param>
@@ -42,6 +54,10 @@ internal sealed record MultiplexerRegistration(
         connect.AllowAdmin = true;
         var tls = new TlsCheck(trustedCa, trustedCaSetting);
         connect.CertificateValidation += tls.Validate;
-        return new MultiplexerRegistration(name, _ => OwnedConnection.ConnectAsync(connect), Owned: true, shown) { Tls = tls };
+        return new MultiplexerRegistration(name, _ => OwnedConnection.ConnectAsync(connect), Owned: true, shown)
+        {
+            Tls = tls,
+            Diagnose = () => OwnedConnection.DiagnoseAsync(connect, DiagnosisConnectTimeout),
+        };
     }
 }

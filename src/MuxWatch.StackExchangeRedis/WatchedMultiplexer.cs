@@ -43,6 +43,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     private readonly ProbeOutcome _outcome;
     private readonly EndpointPinger _pinger;
     private readonly PubSubLagProbe? _pubSub;
+    private readonly ConnectFailureDiagnosis? _diagnosis;
     private readonly ILogger _logger;
     private readonly Lock _gate = new();
     private readonly ServerTimelines? _timelines;
@@ -73,6 +74,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         _events = new ConnectionEventCounter(metrics, registration.Name, _eventEndpoints, NameRefusal);
         _pinger = new EndpointPinger(registration.Name, metrics, _outcome, time);
         _pubSub = registration.MeasurePubSubLag ? new PubSubLagProbe(registration.Name, metrics) : null;
+        _diagnosis = registration.Diagnose is { } diagnose ? new ConnectFailureDiagnosis(diagnose, NameDiagnosed) : null;
         _logger = services.GetService<ILoggerFactory>()?.CreateLogger(typeof(WatchedMultiplexer).FullName!) ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
     }
 
@@ -236,6 +238,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         }
 
         _pubSub?.Sample(multiplexer, probeTimeout);
+        _ = _diagnosis?.Observe(anyConnected, now);
         _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
     }
 
@@ -447,9 +450,35 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// </summary>
     private void NameRefusal(string failureType)
     {
+        _diagnosis?.Reported(failureType);
         if (failureType == nameof(ConnectionFailureType.AuthenticationFailure))
         {
-            _outcome.Failed(_registration.Tls?.LastFailure ?? OwnedConnection.Describe(failureType));
+            // The client reports this once per outage at most (until a connection is up again): logged each time.
+            var reason = _registration.Tls?.LastFailure ?? OwnedConnection.Describe(failureType);
+            _outcome.Failed(reason);
+            LogConnectFailed(_logger, Name, reason);
+        }
+    }
+
+    /// <summary>
+    /// A refusal the client did not report, found by a fresh connection (<see cref="ConnectFailureDiagnosis"/>):
+    /// named where people look, as a refusal at the first connection is.
+    /// </summary>
+    private void NameDiagnosed(string failureType)
+    {
+        if (_disposed || Multiplexer is not { } multiplexer)
+        {
+            return;
+        }
+
+        _events.Count("connection-failed", multiplexer.GetEndPoints() is [var first, ..] ? first : null, failureType);
+
+        // A refused certificate is said by the probe cycle itself (the check keeps why), once.
+        if (_registration.Tls?.LastFailure is null)
+        {
+            var reason = OwnedConnection.Describe(failureType);
+            _outcome.Failed(reason);
+            LogConnectFailed(_logger, Name, reason);
         }
     }
 
@@ -461,6 +490,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         // handlers existed: name it where people look, in /api/targets, the event counter and the log.
         if (OwnedConnection.ConnectFailure(multiplexer) is { } failureType)
         {
+            _diagnosis?.Reported(failureType);
             // The client calls a refused certificate an AuthenticationFailure too: the check says which it was.
             var reason = _registration.Tls?.TakeNewFailure() ?? OwnedConnection.Describe(failureType);
             _outcome.Failed(reason);

@@ -67,10 +67,13 @@ public sealed class RedisServer : IAsyncDisposable
     public Task RestartAsync() => StartProcessAsync();
 
     /// <summary>Runs one command through <c>redis-cli</c> and returns its output.</summary>
-    public async Task<string> CommandAsync(params string[] arguments)
+    public Task<string> CommandAsync(params string[] arguments) => CommandWithPasswordAsync(Password, arguments);
+
+    /// <summary>Runs one command through <c>redis-cli</c> authenticated with <paramref name="password"/> (one a test set since).</summary>
+    public async Task<string> CommandWithPasswordAsync(string? password, params string[] arguments)
     {
         var info = new ProcessStartInfo("redis-cli") { RedirectStandardOutput = true, RedirectStandardError = true };
-        if (Password is { } password)
+        if (password is not null)
         {
             info.Environment["REDISCLI_AUTH"] = password;
         }

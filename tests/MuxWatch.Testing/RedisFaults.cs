@@ -42,7 +42,7 @@ public sealed class RedisFaults : IAsyncDisposable
                 return new($"127.0.0.1:{port}", null, async () => _owned.Add(await RedisServer.StartOnAsync(port).ConfigureAwait(false)));
             case "wrong-password":
                 var locked = Own(await RedisServer.StartAsync("--requirepass", "the-right-one-1234").ConfigureAwait(false));
-                return new($"{locked.EndPoint},password=a-wrong-one-5678", null, () => locked.CommandAsync("CONFIG", "SET", "requirepass", "a-wrong-one-5678"));
+                return new($"{locked.EndPoint},password=a-wrong-one-5678", null, () => locked.CommandAsync("CONFIG", "SET", "requirepass", "a-wrong-one-5678"), Reason: "credentials");
             case "unresolvable-host":
                 return new("no-such-host.invalid:6379", null, null);
             case "garbage-listener":

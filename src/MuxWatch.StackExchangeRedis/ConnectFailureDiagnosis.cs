@@ -1,7 +1,7 @@
 namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>
-/// Why a connection MuxWatch made stays down when the client does not say. The client raises
+/// Why a watched multiplexer stays down when the client does not say. The client raises
 /// <c>ConnectionFailed</c> for the first failure after a connection was up and for none of the failed
 /// reconnects after it, until one succeeds (measured on 3.4.35: a password rotated on the server left the
 /// target "disconnected" with no reason anywhere); and in a warm process a first connect's refusal is often
@@ -9,10 +9,12 @@ namespace MuxWatch.StackExchangeRedis;
 /// 2.6.90 left a refused target unnamed; see <see cref="OwnedConnection.DiagnoseAsync"/>). So while such a
 /// connection is down, a fresh connection is tried in the background
 /// (<see cref="OwnedConnection.DiagnoseAsync"/>): after a grace period (the client's own reconnect usually
-/// wins a blip) and then once a minute, and never more than a few at once across all targets. A refusal the client did not report in this outage is handed to <c>named</c>: only
-/// <c>AuthenticationFailure</c> (a password or user the server refuses, or a refused certificate), the
-/// one reason a server that is up gives; a server that is down already shows in the client's own events
-/// (SocketFailure, SocketClosed) and in <c>muxwatch_connected</c>.
+/// wins a blip) and then once a minute, and never more than a few at once across all multiplexers. For an
+/// app's own multiplexer the fresh connection is made from its configuration string, never through it.
+/// A refusal the client did not report in this outage is handed to <c>named</c>: only
+/// <c>AuthenticationFailure</c> (a password or user the server refuses, or a certificate MuxWatch's own
+/// check refused), the one reason a server that is up gives; a server that is down already shows in the
+/// client's own events (SocketFailure, SocketClosed) and in <c>muxwatch_connected</c>.
 /// </summary>
 /// <param name="diagnose">Connects afresh once and returns the client's failure type, or null when it connected or found none.</param>
 /// <param name="named">Told a refusal found that the client had not reported since the connection went down.</param>

@@ -13,12 +13,6 @@ internal sealed record MultiplexerRegistration(
     bool Owned,
     string? DisplayConfiguration)
 {
-    /// <summary>
-    /// The least a diagnosing connect waits, whatever the target's <c>connectTimeout</c>: it runs in the
-    /// background, so a short timeout would only lose a slow handshake's refusal.
-    /// </summary>
-    private static readonly TimeSpan DiagnosisConnectTimeout = TimeSpan.FromSeconds(5);
-
     /// <summary>True when MuxWatch measures its pub/sub delivery lag (<c>MeasurePubSubLag</c>): it then publishes on a channel of its own.</summary>
     public bool MeasurePubSubLag { get; init; }
 
@@ -26,8 +20,10 @@ internal sealed record MultiplexerRegistration(
     public TlsCheck? Tls { get; init; }
 
     /// <summary>
-    /// For a connection MuxWatch makes: connects afresh once and returns the client's failure type, or null
-    /// (<see cref="ConnectFailureDiagnosis"/>), to name why the connection stays down when the client does not say.
+    /// For a connection MuxWatch makes: connects afresh once with its options (its TLS check among them) and
+    /// returns the client's failure type, or null (<see cref="ConnectFailureDiagnosis"/>), to name why the
+    /// connection stays down when the client does not say. Null for an app's multiplexer: its configuration
+    /// string is used instead.
     /// </summary>
     public Func<Task<string?>>? Diagnose { get; init; }
 
@@ -57,7 +53,7 @@ internal sealed record MultiplexerRegistration(
         return new MultiplexerRegistration(name, _ => OwnedConnection.ConnectAsync(connect), Owned: true, shown)
         {
             Tls = tls,
-            Diagnose = () => OwnedConnection.DiagnoseAsync(connect, DiagnosisConnectTimeout),
+            Diagnose = () => OwnedConnection.DiagnoseAsync(connect, OwnedConnection.DiagnosisConnectTimeout),
         };
     }
 }

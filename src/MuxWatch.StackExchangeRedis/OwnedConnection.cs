@@ -131,17 +131,29 @@ internal static partial class OwnedConnection
         }
     }
 
+    /// <summary>
+    /// The least a diagnosing connect waits, whatever the configured <c>connectTimeout</c>: it runs in the
+    /// background, so a short timeout would only lose a slow handshake's refusal.
+    /// </summary>
+    public static readonly TimeSpan DiagnosisConnectTimeout = TimeSpan.FromSeconds(5);
+
     private const int RefusalChecks = 10;
     private static readonly TimeSpan RefusalCheckPause = TimeSpan.FromMilliseconds(50);
 
-    /// <summary>The failure type of the connection's own failure inside "no connection is available" (that outer one says nothing).</summary>
+    /// <summary>
+    /// The failure type of the connection's own failure inside "no connection is available" (that outer one
+    /// says nothing); null for a TLS handshake the certificate check failed, which the client calls an
+    /// <c>AuthenticationFailure</c> too: made from a configuration string, this connection lacks an app's own
+    /// validation callback, so its certificate verdict says nothing of the app's (and MuxWatch's own
+    /// targets name a refused certificate through their <see cref="TlsCheck"/>).
+    /// </summary>
     private static string? RefusalIn(RedisConnectionException unavailable)
     {
         for (var inner = unavailable.InnerException; inner is not null; inner = inner.InnerException)
         {
-            if (inner is RedisConnectionException { FailureType: var failureType })
+            if (inner is RedisConnectionException { FailureType: var failureType } failure)
             {
-                return failureType.ToString();
+                return failure.InnerException is System.Security.Authentication.AuthenticationException ? null : failureType.ToString();
             }
         }
 

@@ -43,7 +43,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     private readonly ProbeOutcome _outcome;
     private readonly EndpointPinger _pinger;
     private readonly PubSubLagProbe? _pubSub;
-    private readonly ConnectFailureDiagnosis? _diagnosis;
+    private readonly ConnectFailureDiagnosis _diagnosis;
     private readonly ILogger _logger;
     private readonly Lock _gate = new();
     private readonly ServerTimelines? _timelines;
@@ -74,7 +74,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         _events = new ConnectionEventCounter(metrics, registration.Name, _eventEndpoints, NameRefusal);
         _pinger = new EndpointPinger(registration.Name, metrics, _outcome, time);
         _pubSub = registration.MeasurePubSubLag ? new PubSubLagProbe(registration.Name, metrics) : null;
-        _diagnosis = registration.Diagnose is { } diagnose ? new ConnectFailureDiagnosis(diagnose, NameDiagnosed) : null;
+        _diagnosis = new ConnectFailureDiagnosis(registration.Diagnose ?? DiagnoseFromConfigurationAsync, NameDiagnosed);
         _logger = services.GetService<ILoggerFactory>()?.CreateLogger(typeof(WatchedMultiplexer).FullName!) ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
     }
 
@@ -238,7 +238,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         }
 
         _pubSub?.Sample(multiplexer, probeTimeout);
-        _ = _diagnosis?.Observe(anyConnected, now);
+        _ = _diagnosis.Observe(anyConnected, now);
         _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
     }
 
@@ -450,7 +450,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// </summary>
     private void NameRefusal(string failureType)
     {
-        _diagnosis?.Reported(failureType);
+        _diagnosis.Reported(failureType);
         if (failureType == nameof(ConnectionFailureType.AuthenticationFailure))
         {
             // The client reports this once per outage at most (until a connection is up again): logged each time.
@@ -458,6 +458,31 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             _outcome.Failed(reason);
             LogConnectFailed(_logger, Name, reason);
         }
+    }
+
+    /// <summary>
+    /// For an app's own multiplexer: a fresh connection made from its configuration string (its endpoints and
+    /// credentials, as the server poller's connection is), never from the app's multiplexer itself.
+    /// </summary>
+    private Task<string?> DiagnoseFromConfigurationAsync()
+    {
+        if (Multiplexer is not { } multiplexer)
+        {
+            return Task.FromResult<string?>(null);
+        }
+
+        ConfigurationOptions options;
+        try
+        {
+            options = ConfigurationOptions.Parse(multiplexer.Configuration);
+        }
+        catch (ArgumentException)
+        {
+            return Task.FromResult<string?>(null);
+        }
+
+        options.ClientName = OwnedConnection.ClientName;
+        return OwnedConnection.DiagnoseAsync(options, OwnedConnection.DiagnosisConnectTimeout);
     }
 
     /// <summary>
@@ -490,7 +515,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         // handlers existed: name it where people look, in /api/targets, the event counter and the log.
         if (OwnedConnection.ConnectFailure(multiplexer) is { } failureType)
         {
-            _diagnosis?.Reported(failureType);
+            _diagnosis.Reported(failureType);
             // The client calls a refused certificate an AuthenticationFailure too: the check says which it was.
             var reason = _registration.Tls?.TakeNewFailure() ?? OwnedConnection.Describe(failureType);
             _outcome.Failed(reason);

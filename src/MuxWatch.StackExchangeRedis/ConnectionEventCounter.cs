@@ -8,7 +8,7 @@ namespace MuxWatch.StackExchangeRedis;
 /// attached when MuxWatch starts watching it and detached when it stops (the app's multiplexer is only observed).
 /// </summary>
 /// <remarks>Events are counted, never ordered: ConnectionRestored can arrive before its ConnectionFailed (measured).</remarks>
-internal sealed class ConnectionEventCounter(MuxWatchMetrics metrics, string multiplexer, BoundedLabelValues endpoints, Action<string>? failed = null)
+internal sealed class ConnectionEventCounter(MuxWatchMetrics metrics, string multiplexer, BoundedLabelValues endpoints, Action<string, Exception?>? failed = null)
 {
     private volatile bool _stopped;
 
@@ -47,7 +47,7 @@ internal sealed class ConnectionEventCounter(MuxWatchMetrics metrics, string mul
     private void OnConnectionFailed(object? sender, ConnectionFailedEventArgs e)
     {
         Count("connection-failed", e.EndPoint, e.FailureType.ToString());
-        failed?.Invoke(e.FailureType.ToString());
+        failed?.Invoke(e.FailureType.ToString(), e.Exception);
     }
 
     private void OnConnectionRestored(object? sender, ConnectionFailedEventArgs e) => Count("connection-restored", e.EndPoint, e.FailureType.ToString());

@@ -153,7 +153,7 @@ internal static partial class OwnedConnection
         {
             if (inner is RedisConnectionException { FailureType: var failureType } failure)
             {
-                return failure.InnerException is System.Security.Authentication.AuthenticationException ? null : failureType.ToString();
+                return IsTlsHandshakeFailure(failure.InnerException) ? null : failureType.ToString();
             }
         }
 
@@ -175,6 +175,23 @@ internal static partial class OwnedConnection
     /// <summary>Why a multiplexer MuxWatch made could not connect at first, as the client's failure type (never a secret), or null.</summary>
     public static string? ConnectFailure(IConnectionMultiplexer multiplexer) =>
         ConnectFailures.TryGetValue(multiplexer, out var failureType) ? failureType : null;
+
+    /// <summary>What an <c>AuthenticationFailure</c> that was the TLS handshake's says (the certificate check of whoever made the connection refused it).</summary>
+    public const string TlsHandshakeRefused = "AuthenticationFailure: the TLS handshake failed (a certificate was refused); check the server's certificate and the CA it is checked against";
+
+    /// <summary>True when <paramref name="exception"/> (a connection failure's) was a TLS handshake that failed, which the client calls an AuthenticationFailure too.</summary>
+    public static bool IsTlsHandshakeFailure(Exception? exception)
+    {
+        for (var inner = exception; inner is not null; inner = inner.InnerException)
+        {
+            if (inner is System.Security.Authentication.AuthenticationException)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
 
     /// <summary>In words, what a failure type means for the person who configured the connection.</summary>
     public static string Describe(string failureType) => failureType switch

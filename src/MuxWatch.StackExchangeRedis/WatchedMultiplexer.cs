@@ -448,13 +448,15 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// A refusal on a later attempt (the first one may have failed otherwise, a slow connect under load):
     /// named where people look too, as for the first connection.
     /// </summary>
-    private void NameRefusal(string failureType)
+    private void NameRefusal(string failureType, Exception? exception)
     {
         _diagnosis.Reported(failureType);
         if (failureType == nameof(ConnectionFailureType.AuthenticationFailure))
         {
-            // The client reports this once per outage at most (until a connection is up again): logged each time.
-            var reason = _registration.Tls?.LastFailure ?? OwnedConnection.Describe(failureType);
+            // The client reports this once per outage at most (until a connection is up again): logged each
+            // time. It calls a certificate refused in the TLS handshake the same: not a password, then.
+            var reason = _registration.Tls?.LastFailure
+                ?? (OwnedConnection.IsTlsHandshakeFailure(exception) ? OwnedConnection.TlsHandshakeRefused : OwnedConnection.Describe(failureType));
             _outcome.Failed(reason);
             LogConnectFailed(_logger, Name, reason);
         }

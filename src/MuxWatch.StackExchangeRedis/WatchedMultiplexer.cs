@@ -488,25 +488,23 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     }
 
     /// <summary>
-    /// A refusal the client did not report, found by a fresh connection (<see cref="ConnectFailureDiagnosis"/>):
-    /// named where people look, as a refusal at the first connection is.
+    /// A refusal the client did not report, found by a fresh connection (<see cref="ConnectFailureDiagnosis"/>,
+    /// which never calls a failed TLS handshake one): named where people look, as a refusal at the first connection is.
     /// </summary>
     private void NameDiagnosed(string failureType)
     {
-        if (_disposed || Multiplexer is not { } multiplexer)
+        if (!_disposed && Multiplexer is { } multiplexer)
         {
-            return;
+            NameConnectFailure(multiplexer, failureType, OwnedConnection.Describe(failureType));
         }
+    }
 
+    /// <summary>A connection failure the client raised to no handler of MuxWatch's: in <c>/api/targets</c>, the event counter and the log.</summary>
+    private void NameConnectFailure(IConnectionMultiplexer multiplexer, string failureType, string reason)
+    {
+        _outcome.Failed(reason);
         _events.Count("connection-failed", multiplexer.GetEndPoints() is [var first, ..] ? first : null, failureType);
-
-        // A refused certificate is said by the probe cycle itself (the check keeps why), once.
-        if (_registration.Tls?.LastFailure is null)
-        {
-            var reason = OwnedConnection.Describe(failureType);
-            _outcome.Failed(reason);
-            LogConnectFailed(_logger, Name, reason);
-        }
+        LogConnectFailed(_logger, Name, reason);
     }
 
     private void Attach(IConnectionMultiplexer multiplexer)
@@ -519,10 +517,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         {
             _diagnosis.Reported(failureType);
             // The client calls a refused certificate an AuthenticationFailure too: the check says which it was.
-            var reason = _registration.Tls?.TakeNewFailure() ?? OwnedConnection.Describe(failureType);
-            _outcome.Failed(reason);
-            _events.Count("connection-failed", multiplexer.GetEndPoints() is [var first, ..] ? first : null, failureType);
-            LogConnectFailed(_logger, Name, reason);
+            NameConnectFailure(multiplexer, failureType, _registration.Tls?.TakeNewFailure() ?? OwnedConnection.Describe(failureType));
         }
     }
 

@@ -22,13 +22,10 @@ interrupted() {
     if [ "$pids" = "$previous" ]; then break; fi
     previous="$pids"
   done
+  # Killed while frozen, never let run again: a test host sent SIGTERM and then SIGCONT went on with its
+  # test for a moment and started processes this scan never saw (seen: six cluster nodes left behind,
+  # re-parented to init once the host died).
   if [ -n "$pids" ]; then
-    kill -TERM $pids 2>/dev/null || true
-    kill -CONT $pids 2>/dev/null || true
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-      kill -0 $pids 2>/dev/null || break
-      sleep 0.5
-    done
     kill -KILL $pids 2>/dev/null || true
   fi
   echo "0 passed, 1 failed"

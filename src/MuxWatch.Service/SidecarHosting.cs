@@ -36,7 +36,8 @@ internal static class SidecarHosting
         // A start-up failure is reported once, plainly, by StartupErrors: not again as a stack trace.
         builder.Logging.AddFilter("Microsoft.Extensions.Hosting.Internal.Host", LogLevel.None);
 
-        builder.Services.AddMuxWatch().AddTargetsFromConfiguration();
+        // The sidecar watches its configured targets only: no multiplexer of its process is the apps'.
+        builder.Services.AddMuxWatch(options => options.DiscoverMultiplexers = false).AddTargetsFromConfiguration();
         builder.Services.AddTimeoutsApi();
         builder.Services.AddMetricsEndpoint();
         builder.Services.AddHealth();

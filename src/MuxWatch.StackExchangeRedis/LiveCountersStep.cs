@@ -32,6 +32,11 @@ internal sealed class LiveCountersStep(WatchedMultiplexers multiplexers, TimePro
             candidates = [.. candidates.Where(w => w.Multiplexer?.ClientName == clientName)];
         }
 
+        if (candidates.Count > 1)
+        {
+            candidates = ByOrigin(candidates, timeout.Observation.ThrownThrough ?? []);
+        }
+
         if (candidates.Count != 1 || candidates[0].LiveCountersOf(endpoint, time.GetUtcNow(), timeout.Waiting.From) is not { } counters)
         {
             return;
@@ -39,5 +44,32 @@ internal sealed class LiveCountersStep(WatchedMultiplexers multiplexers, TimePro
 
         timeout.Multiplexer = candidates[0].Name;
         timeout.LiveCounters = counters;
+    }
+
+    /// <summary>
+    /// Several multiplexers on one endpoint (the distributed cache's, the SignalR backplane's and the app's own on
+    /// one Redis, the usual case): the timeout came from the library whose code it was thrown through; when it went
+    /// through none of theirs, from the one multiplexer no library made, if there is one.
+    /// </summary>
+    private static List<WatchedMultiplexer> ByOrigin(List<WatchedMultiplexer> candidates, IReadOnlyList<string> thrownThrough)
+    {
+        static bool Through(IReadOnlyList<string> namespaces, string library) =>
+            namespaces.Any(n => n.StartsWith(library, StringComparison.Ordinal));
+
+        var libraries = candidates.Where(w => w.Origin?.CallsFrom is { } library && Through(thrownThrough, library)).ToList();
+        if (libraries.Count > 0)
+        {
+            return libraries;
+        }
+
+        var others = candidates.Where(w => w.Origin?.CallsFrom is null).ToList();
+        if (others.Count > 1 && others.Count(w => !w.Discovered) == 1)
+        {
+            // The app's own multiplexers: the one it named with AddMultiplexer, as before discovery (a second one it
+            // keeps for itself on the same server, an admin or control connection, is rarely where its timeouts are).
+            return [.. others.Where(w => !w.Discovered)];
+        }
+
+        return others.Count > 0 ? others : candidates;
     }
 }

@@ -47,4 +47,12 @@ internal static class MultiplexerInspection
             return SecretRedactor.Redact(multiplexer.Configuration);
         }
     }
+
+    /// <summary>Its endpoints for a log line: the first three, and how many more.</summary>
+    public static string EndpointsOf(IConnectionMultiplexer multiplexer)
+    {
+        var endpoints = multiplexer.GetEndPoints();
+        var shown = string.Join(", ", endpoints.Take(3).Select(EndpointText.Of));
+        return endpoints.Length > 3 ? $"{shown} and {endpoints.Length - 3} more" : shown;
+    }
 }

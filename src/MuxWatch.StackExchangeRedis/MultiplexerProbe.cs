@@ -17,6 +17,7 @@ internal sealed class MultiplexerProbe(WatchedMultiplexers multiplexers, Timeout
     {
         var settings = options.Value;
         List<Exception>? failures = null;
+        multiplexers.Refresh();
         foreach (var watched in multiplexers.All)
         {
             try

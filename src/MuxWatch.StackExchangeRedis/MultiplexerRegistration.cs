@@ -16,6 +16,12 @@ internal sealed record MultiplexerRegistration(
     /// <summary>True when MuxWatch measures its pub/sub delivery lag (<c>MeasurePubSubLag</c>): it then publishes on a channel of its own.</summary>
     public bool MeasurePubSubLag { get; init; }
 
+    /// <summary>
+    /// For a multiplexer found by discovery (<see cref="MultiplexerDiscovery"/>): what made it. It is let go
+    /// once disposed, never asked for again (a new one is discovered when it connects).
+    /// </summary>
+    public DiscoveredMultiplexer? Discovered { get; init; }
+
     /// <summary>For a connection MuxWatch makes: its TLS certificate check, which keeps why a certificate was refused.</summary>
     public TlsCheck? Tls { get; init; }
 
@@ -26,6 +32,16 @@ internal sealed record MultiplexerRegistration(
     /// string is used instead.
     /// </summary>
     public Func<Task<string?>>? Diagnose { get; init; }
+
+    /// <summary>A registration for a multiplexer found by discovery, named <paramref name="name"/>; held weakly until watched.</summary>
+    public static MultiplexerRegistration ForDiscovered(string name, DiscoveredMultiplexer discovered) =>
+        new(name, _ => discovered.Live is { } multiplexer
+                ? Task.FromResult(multiplexer)
+                : Task.FromException<IConnectionMultiplexer>(new ObjectDisposedException("the discovered multiplexer was disposed")),
+            Owned: false, DisplayConfiguration: null)
+        {
+            Discovered = discovered,
+        };
 
     /// <summary>A registration for a connection string: MuxWatch connects in the background, never failing start-up.</summary>
     /// <param name="name">The multiplexer's name.</param>

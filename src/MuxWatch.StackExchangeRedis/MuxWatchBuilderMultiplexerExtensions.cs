@@ -109,7 +109,7 @@ public static class MuxWatchBuilderMultiplexerExtensions
         return builder;
     }
 
-    private static void AddProbe(IServiceCollection services)
+    internal static void AddProbe(IServiceCollection services)
     {
         if (services.Any(d => d.ServiceType == typeof(WatchedMultiplexers)))
         {

@@ -23,7 +23,7 @@ namespace MuxWatch.StackExchangeRedis;
 /// background, each endpoint has at most one poll in flight, and every call times out by
 /// <see cref="MuxWatchOptions.ServerPollTimeout"/>. An endpoint shared by several multiplexers is polled once.
 /// </remarks>
-internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
+internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable, IDisposable
 {
     /// <summary>The client name of the polling connections, as <c>CLIENT LIST</c> shows it.</summary>
     public const string ClientName = "muxwatch-poller";
@@ -140,6 +140,13 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
 
     /// <summary>The polling connection opened for the watched multiplexer <paramref name="name"/>, once it is made; null for one polled over its own connection.</summary>
     internal IConnectionMultiplexer? PollingConnection(string name) => _connections.TryGetValue(name, out var admin) ? admin.Connection : null;
+
+    /// <summary>
+    /// For a container disposed synchronously (a plain <c>ServiceProvider</c> in a using block): since discovery,
+    /// <c>AddMuxWatch()</c> alone registers this, and such a container refuses an async-only service. A host
+    /// disposes asynchronously and never comes here.
+    /// </summary>
+    public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
 
     public async ValueTask DisposeAsync()
     {

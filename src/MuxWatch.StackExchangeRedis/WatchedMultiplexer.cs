@@ -83,6 +83,45 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// <summary>True when MuxWatch made this multiplexer (an admin connection of its own, so the poller may use it).</summary>
     public bool Owned => _registration.Owned;
 
+    /// <summary>True when discovery found it (a library's or the app's, connected in the process), not named with <c>AddMultiplexer</c>.</summary>
+    public bool Discovered => _registration.Discovered is not null;
+
+    /// <summary>What made it, when discovery found it.</summary>
+    public MultiplexerOrigin? Origin => _registration.Discovered?.Origin;
+
+    /// <summary>
+    /// A discovered multiplexer that is gone (disposed, or collected before it was watched): its series are
+    /// removed and it leaves the list. One named with <c>AddMultiplexer</c> stays, its factory asked again.
+    /// </summary>
+    public bool Gone => Discovered && _state is "disposed" or "failed";
+
+    /// <summary>True when this is the discovered <paramref name="discovered"/>'s entry (watched or about to be).</summary>
+    public bool Holds(DiscoveredMultiplexer discovered) =>
+        _registration.Discovered is { } mine && mine.Reference.TryGetTarget(out var held)
+            && discovered.Reference.TryGetTarget(out var other) && ReferenceEquals(held, other);
+
+    /// <summary>
+    /// Stops watching a discovered multiplexer for good (gone, or named by the app too): its handlers detached,
+    /// its series removed. The multiplexer itself is the app's, never disposed here.
+    /// </summary>
+    public void LetGo()
+    {
+        var multiplexer = Interlocked.Exchange(ref _multiplexer, null);
+        _disposed = true;
+        _events.Stop();
+        if (multiplexer is not null)
+        {
+            _events.Detach(multiplexer);
+        }
+
+        _pubSub?.Stop();
+        _endpoints.Clear();
+        _metrics.RemoveMultiplexer(Name);
+    }
+
+    /// <summary>True once its first resolution has ended, either way (so a discovered twin can be recognised).</summary>
+    public bool Settled => Multiplexer is not null || _state is "failed" or "disposed";
+
     /// <summary>The multiplexer once resolved, until disposed.</summary>
     public IConnectionMultiplexer? Multiplexer => Volatile.Read(ref _multiplexer);
 
@@ -314,7 +353,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         }
 
         var error = _outcome.LastError;
-        return new TargetStatus(
+        var status = new TargetStatus(
             Name,
             _state,
             _registration.Owned,
@@ -325,6 +364,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             error?.Time,
             typeof(IConnectionMultiplexer).Assembly.GetName().Version?.ToString(),
             servers);
+        return _registration.Discovered is { } discovered ? status with { Discovered = true, MadeBy = discovered.Origin.MadeBy } : status;
     }
 
     public async ValueTask DisposeAsync()
@@ -435,6 +475,12 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             _state = multiplexer.IsConnected ? "connected" : "disconnected";
         }
 #pragma warning disable CA1031 // the app's factory may throw anything; the target is reported failed and tried again later
+        catch (ObjectDisposedException) when (Discovered)
+#pragma warning restore CA1031
+        {
+            _state = "disposed"; // disposed (or collected) between its connect and the probe's next cycle
+        }
+#pragma warning disable CA1031
         catch (Exception ex)
 #pragma warning restore CA1031
         {
@@ -541,7 +587,8 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         _metrics.RemoveMultiplexer(Name);
         lock (_gate)
         {
-            _nextResolve = now + RecycledRetry;
+            // A discovered one is never asked again: it leaves the list (Gone), and its successor is discovered.
+            _nextResolve = Discovered ? DateTimeOffset.MaxValue : now + RecycledRetry;
         }
     }
 

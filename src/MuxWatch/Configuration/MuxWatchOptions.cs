@@ -9,6 +9,22 @@ public sealed class MuxWatchOptions
     /// <summary>Catch every StackExchange.Redis timeout thrown in this process (default on).</summary>
     public bool CaptureFirstChanceExceptions { get; set; } = true;
 
+    /// <summary>
+    /// Watch every StackExchange.Redis multiplexer the process connects, however it was made: the
+    /// distributed cache, output caching, the SignalR backplane, Data Protection's key ring, Aspire's
+    /// client (default on; needs MuxWatch.StackExchangeRedis in the app). Each is watched like one given to
+    /// <c>AddMultiplexer</c>, named after the library that made it, and let go when disposed; one the app
+    /// also names with <c>AddMultiplexer</c> is watched once, under that name. The sidecar turns it off: it
+    /// watches its configured targets only.
+    /// </summary>
+    /// <remarks>
+    /// Discovery hooks the client's options providers (<c>DefaultOptionsProvider.AfterConnectAsync</c>),
+    /// keeping every default the client would have chosen for the endpoint; what it cannot see (a
+    /// multiplexer connected before <c>AddMuxWatch()</c>, one whose <c>ConfigurationOptions.Defaults</c> the
+    /// app set, an endpoint matched by an options provider of the app's own) is listed in docs/libraries.md.
+    /// </remarks>
+    public bool DiscoverMultiplexers { get; set; } = true;
+
     /// <summary>Write each caught timeout's cause and advice to the app's log, at Warning (default on).</summary>
     public bool LogTimeouts { get; set; } = true;
 

@@ -79,6 +79,22 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<IPeriodicProbe, CaptureQueueProbe>();
         services.AddSingleton<IPeriodicProbe, OverdueTimeoutsProbe>();
         services.AddHostedService<ProbeLoop>();
+        AddProbePackages(builder);
         return builder;
+    }
+
+    /// <summary>
+    /// The probe package MuxWatch.StackExchangeRedis, when the app has it: it watches every multiplexer
+    /// the process connects (<see cref="MuxWatchOptions.DiscoverMultiplexers"/>). Found by name because an
+    /// app that calls only <c>AddMuxWatch()</c> never uses one of its types, so the runtime would not load
+    /// it; a literal type name keeps the lookup visible to trimming and Native AOT.
+    /// </summary>
+    private static void AddProbePackages(MuxWatchBuilder builder)
+    {
+        var package = Type.GetType("MuxWatch.StackExchangeRedis.StackExchangeRedisProbePackage, MuxWatch.StackExchangeRedis", throwOnError: false);
+        if (package is not null && Activator.CreateInstance(package) is IMuxWatchProbePackage probes)
+        {
+            probes.AddTo(builder);
+        }
     }
 }

@@ -19,4 +19,17 @@ public sealed record TargetStatus(
     string? LastError,
     DateTimeOffset? LastErrorTime,
     string? ClientVersion,
-    IReadOnlyList<TargetServerStatus> Servers);
+    IReadOnlyList<TargetServerStatus> Servers)
+{
+    /// <summary>
+    /// True when MuxWatch found it by itself (a multiplexer a library or the app connected, watched without
+    /// <c>AddMultiplexer</c>; <c>MuxWatch:DiscoverMultiplexers</c>).
+    /// </summary>
+    public bool Discovered { get; init; }
+
+    /// <summary>
+    /// For a discovered multiplexer, what made it: the library's package (<c>Microsoft.Extensions.Caching.StackExchangeRedis</c>)
+    /// or the app's type and method that connected it; null when unknown.
+    /// </summary>
+    public string? MadeBy { get; init; }
+}

@@ -19,4 +19,12 @@ public sealed record TimeoutObservation(DateTimeOffset Time, string Source, Redi
 
     /// <summary>The thread pool sampled when the exception was thrown (in-process sources only).</summary>
     public ThreadPoolSnapshot? ThreadPoolAtCatch { get; init; }
+
+    /// <summary>
+    /// For an exception caught in the process: the namespaces of the code it was thrown through, innermost
+    /// first, each once, at most <see cref="Sources.ThrownThrough.MaxNamespaces"/> (from its stack trace when
+    /// it was read). A probe package reads it to tell which of several multiplexers on one endpoint a timeout
+    /// came from (the distributed cache's, the SignalR backplane's, ...); never shown or exported.
+    /// </summary>
+    public IReadOnlyList<string>? ThrownThrough { get; init; }
 }

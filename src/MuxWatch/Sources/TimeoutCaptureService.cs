@@ -46,6 +46,7 @@ internal sealed partial class TimeoutCaptureService(
                     pipeline.Submit(new TimeoutObservation(caught.Time, TimeoutSources.FirstChance, RedisMessage.FromException(caught.Exception))
                     {
                         ThreadPoolAtCatch = caught.ThreadPool,
+                        ThrownThrough = ThrownThrough.Of(caught.Exception),
                     });
                 }
 #pragma warning disable CA1031 // one unreadable exception must not stop the capture of the next

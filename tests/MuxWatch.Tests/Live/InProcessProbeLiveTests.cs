@@ -38,6 +38,10 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
         builder.Logging.ClearProviders();
         builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
         builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
+
+        // These tests are about the multiplexer each names; the other tests' multiplexers in this process would be
+        // discovered too (tests/MuxWatch.Libraries.Tests covers discovery).
+        builder.Configuration["MuxWatch:DiscoverMultiplexers"] = "false";
         services?.Invoke(builder.Services);
         watch(builder.Services.AddMuxWatch().UseMetricsRegistry(_registry));
         var host = builder.Build();
@@ -140,6 +144,7 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
         builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
         builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
         builder.Configuration["MuxWatch:MaxEndpointsPerMultiplexer"] = "3";
+        builder.Configuration["MuxWatch:DiscoverMultiplexers"] = "false"; // as in StartHostAsync
         builder.Services.AddMuxWatch().UseMetricsRegistry(_registry).AddMultiplexer("wide", _ => app);
         using var host = builder.Build();
         await host.StartAsync();

@@ -1,0 +1,75 @@
+using System.Text.Json;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using MuxWatch.Testing;
+using Prometheus;
+
+namespace MuxWatch.Libraries.Tests;
+
+/// <summary>
+/// An ASP.NET Core app like a user's, on a loopback port: its services as the test gives them, MuxWatch added
+/// with <c>AddMuxWatch()</c> and nothing more (its own metrics registry, so that tests running side by side
+/// keep their series apart), its JSON API and <c>/metrics</c> mapped. Read as a user reads it: over HTTP.
+/// </summary>
+internal sealed class LibraryApp : IAsyncDisposable
+{
+    private readonly WebApplication _app;
+
+    private LibraryApp(WebApplication app, HttpClient client)
+    {
+        _app = app;
+        Client = client;
+    }
+
+    public HttpClient Client { get; }
+
+    public IServiceProvider Services => _app.Services;
+
+    public static async Task<LibraryApp> StartAsync(Action<IServiceCollection> services, Action<WebApplicationBuilder>? configure = null)
+    {
+        var port = FreePort.Next();
+        var builder = WebApplication.CreateBuilder();
+        builder.Logging.ClearProviders();
+        builder.WebHost.UseUrls($"http://127.0.0.1:{port}");
+        builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.200";
+        builder.Configuration["MuxWatch:PingInterval"] = "00:00:01";
+        builder.Configuration["MuxWatch:ServerPollInterval"] = "00:00:01";
+        configure?.Invoke(builder);
+        services(builder.Services);
+        builder.Services.AddMuxWatch().UseMetricsRegistry(Metrics.NewCustomRegistry());
+        var app = builder.Build();
+        app.MapMuxWatchApi();
+        app.MapMuxWatchMetrics();
+        await app.StartAsync();
+        return new LibraryApp(app, new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}") });
+    }
+
+    /// <summary>The targets <c>/muxwatch/targets</c> lists with a server at <paramref name="endpoint"/>.</summary>
+    public async Task<IReadOnlyList<JsonElement>> TargetsOnAsync(string endpoint)
+    {
+        using var document = JsonDocument.Parse(await Client.GetStringAsync(new Uri("/muxwatch/targets", UriKind.Relative)));
+        return [.. document.RootElement.GetProperty("targets").EnumerateArray()
+            .Where(t => t.GetProperty("servers").EnumerateArray().Any(s => s.GetProperty("endpoint").GetString() == endpoint))
+            .Select(t => t.Clone())];
+    }
+
+    /// <summary>Every timeout <c>/muxwatch/timeouts</c> lists on <paramref name="endpoint"/>.</summary>
+    public async Task<IReadOnlyList<JsonElement>> TimeoutsOnAsync(string endpoint)
+    {
+        using var document = JsonDocument.Parse(await Client.GetStringAsync(new Uri("/muxwatch/timeouts?limit=1000", UriKind.Relative)));
+        return [.. document.RootElement.GetProperty("timeouts").EnumerateArray()
+            .Where(t => t.TryGetProperty("endpoint", out var e) && e.GetString() == endpoint)
+            .Select(t => t.Clone())];
+    }
+
+    public Task<MetricsText> ScrapeAsync() => MetricsText.ScrapeAsync(Client);
+
+    public async ValueTask DisposeAsync()
+    {
+        Client.Dispose();
+        await _app.StopAsync();
+        await _app.DisposeAsync();
+    }
+}

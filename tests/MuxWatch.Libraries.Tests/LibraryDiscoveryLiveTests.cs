@@ -1,0 +1,224 @@
+using System.Text.Json;
+using Microsoft.AspNetCore.DataProtection;
+using Microsoft.AspNetCore.DataProtection.KeyManagement;
+using Microsoft.AspNetCore.OutputCaching;
+using Microsoft.AspNetCore.SignalR;
+using Microsoft.Extensions.Caching.Distributed;
+using Microsoft.Extensions.Caching.Hybrid;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
+using MuxWatch.Sample.Libraries;
+using MuxWatch.Testing;
+using StackExchange.Redis;
+
+namespace MuxWatch.Libraries.Tests;
+
+/// <summary>
+/// An app whose Redis comes from libraries (the sample's wiring: the distributed cache and HybridCache over it,
+/// output caching, the SignalR backplane, Data Protection), with <c>AddMuxWatch()</c> as its only MuxWatch call,
+/// against a real redis-server: each library's multiplexer is watched, a real stall while it is used gives
+/// timeouts attributed to it with the server's cause, and a disposed one is let go. Run by test.sh on the newest
+/// client and on 2.7.27, the oldest these libraries take.
+/// </summary>
+[Trait("Category", "LiveProbe")]
+public sealed class LibraryDiscoveryLiveTests : IAsyncLifetime
+{
+    private RedisServer _redis = null!;
+
+    public LibraryDiscoveryLiveTests() => TestThreadPool.EnsureRoomy();
+
+    public async Task InitializeAsync() => _redis = await RedisServer.StartAsync();
+
+    public async Task DisposeAsync() => await _redis.DisposeAsync();
+
+    /// <summary>The libraries' connection string: the server's default slow log, and timeouts short enough for a stall to trip.</summary>
+    private string Redis => $"{_redis.EndPoint},syncTimeout=500,asyncTimeout=500";
+
+    [Fact]
+    public async Task Every_librarys_multiplexer_is_watched_with_AddMuxWatch_alone_and_named_after_the_library()
+    {
+        await using var app = await LibraryApp.StartAsync(services => services.AddRedisLibraries(Redis));
+        await UseEveryLibraryAsync(app.Services);
+
+        IReadOnlyList<JsonElement> targets = [];
+        await Eventually.UntilAsync(async () =>
+        {
+            targets = await app.TargetsOnAsync(_redis.EndPoint);
+            return targets.Count == 4 && targets.All(t => t.GetProperty("state").GetString() == "connected");
+        }, "the four multiplexers on the server watched and connected");
+
+        // HybridCache keeps the distributed cache's multiplexer; Data Protection's is the one the app connected for it.
+        var byName = targets.ToDictionary(t => Stem(t.GetProperty("name").GetString()!), t => t);
+        Assert.Equal(["app", "distributed-cache", "output-cache", "signalr"], byName.Keys.Order());
+        Assert.All(targets, t => Assert.True(t.GetProperty("discovered").GetBoolean()));
+        Assert.All(targets, t => Assert.False(t.GetProperty("owned").GetBoolean()));
+        Assert.Equal("Microsoft.Extensions.Caching.StackExchangeRedis", byName["distributed-cache"].GetProperty("madeBy").GetString());
+        Assert.Equal("Microsoft.AspNetCore.OutputCaching.StackExchangeRedis", byName["output-cache"].GetProperty("madeBy").GetString());
+        Assert.Equal("Microsoft.AspNetCore.SignalR.StackExchangeRedis", byName["signalr"].GetProperty("madeBy").GetString());
+        Assert.Equal("MuxWatch.Sample.Libraries.RedisLibraries.AddRedisLibraries", byName["app"].GetProperty("madeBy").GetString());
+
+        // Probed like a multiplexer given to AddMultiplexer: its series under its name, its server polled.
+        await Eventually.UntilAsync(async () =>
+        {
+            var metrics = await app.ScrapeAsync();
+            targets = await app.TargetsOnAsync(_redis.EndPoint);
+            return targets.All(t => metrics.Value("muxwatch_connected", ("multiplexer", t.GetProperty("name").GetString()!), ("endpoint", _redis.EndPoint)) == 1
+                && metrics.Value("muxwatch_ping_seconds_count", ("multiplexer", t.GetProperty("name").GetString()!), ("endpoint", _redis.EndPoint)) >= 1
+                && t.GetProperty("servers")[0].GetProperty("polling") is { ValueKind: JsonValueKind.Object } polling
+                && polling.GetProperty("lastPollSuccess").ValueKind == JsonValueKind.String);
+        }, "each discovered multiplexer's gauges and PINGs in /metrics, and its server polled");
+    }
+
+    public static TheoryData<string> StalledLibraries() => ["distributed-cache", "output-cache", "signalr", "data-protection"];
+
+    [Theory]
+    [MemberData(nameof(StalledLibraries))]
+    public async Task A_stall_while_a_library_waits_gives_timeouts_attributed_to_its_multiplexer_with_the_servers_cause(string library)
+    {
+        await using var app = await LibraryApp.StartAsync(services =>
+        {
+            services.AddRedisLibraries(Redis);
+            services.AddSingleton(_ => ConnectionMultiplexer.Connect(_redis.EndPoint)); // the app's own too, on the same server
+        });
+        await UseEveryLibraryAsync(app.Services);
+        await Eventually.UntilAsync(async () => (await app.TargetsOnAsync(_redis.EndPoint)).Count == 4, "the libraries' multiplexers watched");
+        var expected = Stem(library == "data-protection" ? "app" : library);
+        var name = (await app.TargetsOnAsync(_redis.EndPoint)).Select(t => t.GetProperty("name").GetString()!).Single(n => Stem(n) == expected);
+
+        var use = Use(app.Services, library);
+        var sleeping = _redis.CommandInBackground("DEBUG", "SLEEP", "2");
+        await Eventually.UntilAsync(async () => !await _redis.AnswersPingAsync(), "the server to be asleep");
+        var outcomes = await Task.WhenAll(Enumerable.Range(0, 8).Select(i => Task.Run(async () =>
+        {
+            try
+            {
+                await use(i);
+                return false;
+            }
+            catch (Exception ex) when (IsRedisTimeout(ex))
+            {
+                return true;
+            }
+        })));
+        await sleeping;
+        var timedOut = outcomes.Count(t => t);
+        Assert.True(timedOut > 0, $"{library}: no call timed out during the stall");
+
+        IReadOnlyList<JsonElement> caught = [];
+        await Eventually.UntilAsync(async () =>
+        {
+            caught = [.. (await app.TimeoutsOnAsync(_redis.EndPoint)).Where(t => t.GetProperty("source").GetString() == "first-chance")];
+            return caught.Count >= timedOut && caught.All(t => t.GetProperty("settled").GetBoolean());
+        }, $"the {timedOut} timeouts of the {library} recorded and settled");
+
+        Assert.Equal(timedOut, caught.Count);
+        Assert.All(caught, t => Assert.Equal(name, t.GetProperty("multiplexer").GetString()));
+        Assert.All(caught, t => Assert.Equal("slow-command", t.GetProperty("cause").GetString()));
+    }
+
+    [Fact]
+    public async Task A_librarys_multiplexer_disposed_with_its_container_is_let_go_and_the_next_one_is_watched()
+    {
+        await using var app = await LibraryApp.StartAsync(_ => { });
+
+        for (var round = 1; round <= 2; round++)
+        {
+            // A second container, as a test host or a background worker of the app has: its cache is made and disposed with it.
+            var services = new ServiceCollection();
+            services.AddStackExchangeRedisCache(options => options.Configuration = Redis);
+            var container = services.BuildServiceProvider();
+            await container.GetRequiredService<IDistributedCache>().SetStringAsync("round", $"{round}");
+            await Eventually.UntilAsync(async () => (await app.TargetsOnAsync(_redis.EndPoint)).Any(t => Stem(t.GetProperty("name").GetString()!) == "distributed-cache"),
+                $"round {round}: the cache's multiplexer watched");
+            var name = (await app.TargetsOnAsync(_redis.EndPoint)).Single().GetProperty("name").GetString()!;
+            await Eventually.UntilAsync(async () => (await app.ScrapeAsync()).Value("muxwatch_connected", ("multiplexer", name), ("endpoint", _redis.EndPoint)) == 1,
+                $"round {round}: its series exported");
+
+            await container.DisposeAsync();
+            await Eventually.UntilAsync(async () => (await app.TargetsOnAsync(_redis.EndPoint)).Count == 0, $"round {round}: the disposed multiplexer let go");
+            await Eventually.UntilAsync(async () => !(await app.ScrapeAsync()).Samples("muxwatch_connected", ("multiplexer", name)).Any(),
+                $"round {round}: its series removed");
+        }
+    }
+
+    [Fact]
+    public async Task A_multiplexer_the_app_also_names_is_watched_once_under_the_apps_name()
+    {
+        await using var app = await LibraryApp.StartAsync(services =>
+        {
+            services.AddSingleton<IConnectionMultiplexer>(_ => ConnectionMultiplexer.Connect(Redis));
+            services.AddMuxWatch().AddMultiplexer("orders", sp => sp.GetRequiredService<IConnectionMultiplexer>());
+        });
+
+        await Eventually.UntilAsync(async () => (await app.TargetsOnAsync(_redis.EndPoint)) is [var only] && only.GetProperty("state").GetString() == "connected",
+            "the named multiplexer watched");
+        var multiplexer = app.Services.GetRequiredService<IConnectionMultiplexer>();
+        await multiplexer.GetDatabase().StringSetAsync("k", "v");
+
+        // Several probe cycles later still once, under its name, not discovered.
+        var metrics = await app.ScrapeAsync();
+        await Eventually.UntilAsync(async () => (metrics = await app.ScrapeAsync()).Value("muxwatch_ping_seconds_count", ("multiplexer", "orders"), ("endpoint", _redis.EndPoint)) >= 2,
+            "two PINGs");
+        var targets = await app.TargetsOnAsync(_redis.EndPoint);
+        var target = Assert.Single(targets);
+        Assert.Equal("orders", target.GetProperty("name").GetString());
+        Assert.False(target.GetProperty("discovered").GetBoolean());
+        Assert.Equal(["orders"], metrics.Samples("muxwatch_connected", ("endpoint", _redis.EndPoint)).Select(s => s.Labels["multiplexer"]));
+    }
+
+    [Fact]
+    public async Task With_discovery_off_only_what_the_app_names_is_watched()
+    {
+        await using var app = await LibraryApp.StartAsync(
+            services => services.AddRedisLibraries(Redis),
+            builder => builder.Configuration["MuxWatch:DiscoverMultiplexers"] = "false");
+        await UseEveryLibraryAsync(app.Services);
+
+        var metrics = await app.ScrapeAsync();
+        await Eventually.UntilAsync(async () => (metrics = await app.ScrapeAsync()).Value("muxwatch_probe_cycle_seconds_count") >= 5, "five probe cycles");
+        Assert.Empty(await app.TargetsOnAsync(_redis.EndPoint));
+        Assert.Empty(metrics.Samples("muxwatch_connected", ("endpoint", _redis.EndPoint)));
+    }
+
+    /// <summary>Uses each library once, as the app's first requests would: each connects its multiplexer lazily.</summary>
+    private static async Task UseEveryLibraryAsync(IServiceProvider services)
+    {
+        await services.GetRequiredService<IDistributedCache>().SetStringAsync("greeting", "hello");
+        await services.GetRequiredService<HybridCache>().GetOrCreateAsync("hybrid", _ => ValueTask.FromResult("made"));
+        await services.GetRequiredService<IOutputCacheStore>().SetAsync("page", [1, 2, 3], ["tag"], TimeSpan.FromMinutes(1), CancellationToken.None);
+        await services.GetRequiredService<IHubContext<NewsHub>>().Clients.All.SendAsync("news", "hello");
+        services.GetRequiredService<IDataProtectionProvider>().CreateProtector("test").Protect("secret");
+    }
+
+    /// <summary>One call through <paramref name="library"/>, as the app makes it.</summary>
+    private static Func<int, Task> Use(IServiceProvider services, string library) => library switch
+    {
+        "distributed-cache" => i => services.GetRequiredService<IDistributedCache>().GetStringAsync($"key{i}"),
+        "output-cache" => i => services.GetRequiredService<IOutputCacheStore>().GetAsync($"page{i}", CancellationToken.None).AsTask(),
+        "signalr" => i => services.GetRequiredService<IHubContext<NewsHub>>().Clients.All.SendAsync("news", i),
+        "data-protection" => _ => Task.Run(() => services.GetRequiredService<IOptions<KeyManagementOptions>>().Value.XmlRepository!.GetAllElements()),
+        _ => throw new ArgumentOutOfRangeException(nameof(library)),
+    };
+
+    private static bool IsRedisTimeout(Exception? ex)
+    {
+        for (; ex is not null; ex = ex.InnerException)
+        {
+            if (ex is RedisTimeoutException || (ex is AggregateException aggregate && aggregate.InnerExceptions.Any(IsRedisTimeout)))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>A discovered name without the number another process-wide twin got (<c>signalr-2</c> is <c>signalr</c>).</summary>
+    private static string Stem(string name) =>
+        name.LastIndexOf('-') is > 0 and var dash && int.TryParse(name.AsSpan(dash + 1), out _) ? name[..dash] : name;
+
+    /// <summary>A hub whose messages cross instances through the Redis backplane.</summary>
+    private sealed class NewsHub : Hub
+    {
+    }
+}

@@ -36,7 +36,7 @@ internal sealed class EndpointPinger(string multiplexer, MuxWatchMetrics metrics
         {
             using (ProbeScope.Enter())
             {
-                await server.PingAsync().WaitAsync(probeTimeout, time, stopping).ConfigureAwait(false);
+                await UntracedCommand.Send(() => server.PingAsync()).WaitAsync(probeTimeout, time, stopping).ConfigureAwait(false);
             }
 
             endpoint.Series.ObservePing(Stopwatch.GetElapsedTime(started).TotalSeconds);

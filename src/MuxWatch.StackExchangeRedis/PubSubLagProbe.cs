@@ -115,7 +115,8 @@ internal sealed class PubSubLagProbe
         {
             var next = Interlocked.Increment(ref _sequence);
             _undelivered[next] = now;
-            subscriber.Publish(_channel, string.Create(CultureInfo.InvariantCulture, $"{next}:{now}"), CommandFlags.FireAndForget);
+            var message = string.Create(CultureInfo.InvariantCulture, $"{next}:{now}");
+            UntracedCommand.Send(() => subscriber.Publish(_channel, message, CommandFlags.FireAndForget));
         }
     }
 
@@ -152,7 +153,7 @@ internal sealed class PubSubLagProbe
         Volatile.Write(ref _lastLag, 0);
         Interlocked.Exchange(ref _lastDelivered, Stopwatch.GetTimestamp());
         Volatile.Write(ref _subscribedOn, multiplexer);
-        _subscribing = multiplexer.GetSubscriber().SubscribeAsync(_channel, _handler).WaitAsync(timeout);
+        _subscribing = UntracedCommand.Send(() => multiplexer.GetSubscriber().SubscribeAsync(_channel, _handler)).WaitAsync(timeout);
     }
 
     /// <summary>The handler: runs where the client runs every handler-based subscription's handler (a pool thread).</summary>

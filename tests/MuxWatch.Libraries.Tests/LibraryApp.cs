@@ -6,7 +6,7 @@ using Microsoft.Extensions.Logging;
 using MuxWatch.Testing;
 using Prometheus;
 
-namespace MuxWatch.Libraries.Tests;
+namespace MuxWatch.Testing.Apps;
 
 /// <summary>
 /// An ASP.NET Core app like a user's, on a loopback port: its services as the test gives them, MuxWatch added
@@ -63,6 +63,18 @@ internal sealed class LibraryApp : IAsyncDisposable
             .Where(t => t.TryGetProperty("endpoint", out var e) && e.GetString() == endpoint)
             .Select(t => t.Clone())];
     }
+
+    /// <summary>
+    /// Waits until every target on <paramref name="endpoint"/> is connected and its server polled: what an app that
+    /// has run a while has, and what a test of a stall's cause needs (a timeline to read the stall from).
+    /// </summary>
+    public Task UntilPolledAsync(string endpoint, int targets) => Eventually.UntilAsync(async () =>
+    {
+        var found = await TargetsOnAsync(endpoint);
+        return found.Count == targets && found.All(t => t.GetProperty("state").GetString() == "connected"
+            && t.GetProperty("servers")[0].GetProperty("polling") is { ValueKind: JsonValueKind.Object } polling
+            && polling.GetProperty("lastPollSuccess").ValueKind == JsonValueKind.String);
+    }, $"{targets} multiplexer(s) on {endpoint} watched, connected and their server polled");
 
     public Task<MetricsText> ScrapeAsync() => MetricsText.ScrapeAsync(Client);
 

@@ -56,6 +56,7 @@ internal static class MultiplexerDiscovery
         // The last added is asked first: the Azure one, so that a configuration naming an Azure endpoint among
         // others keeps the Azure defaults it would have had.
         DefaultOptionsProvider.AddProvider(new DiscoveringOptionsProvider());
+        DefaultOptionsProvider.AddProvider(new DiscoveringAspireOptionsProvider());
         DefaultOptionsProvider.AddProvider(new DiscoveringAzureOptionsProvider());
     }
 
@@ -63,11 +64,25 @@ internal static class MultiplexerDiscovery
     /// True when MuxWatch's provider standing in for <paramref name="builtIn"/> should answer for
     /// <paramref name="endpoint"/>: the client would otherwise have picked exactly that built-in provider.
     /// </summary>
-    internal static bool Claims(EndPoint endpoint, Type builtIn)
+    /// <param name="endpoint">The endpoint the client asks about.</param>
+    /// <param name="builtIn">The client's provider that MuxWatch's stands in for.</param>
+    /// <param name="forAspire">
+    /// True for the stand-in for Aspire's own defaults, which claims only what Aspire is configuring; false for the
+    /// others, which leave that to it (<see cref="DiscoveringAspireOptionsProvider"/>).
+    /// </param>
+    internal static bool Claims(EndPoint endpoint, Type builtIn, bool forAspire = false)
     {
         if (t_choosingWithoutMuxWatch)
         {
             return false; // asked from within the question below: MuxWatch's providers step aside
+        }
+
+        var origin = MultiplexerOrigin.FromCaller();
+        // The plain stand-in never answers Aspire, which checks for the client's own type (see the Aspire stand-in).
+        if (builtIn == typeof(DefaultOptionsProvider)
+            && (forAspire ? !DiscoveringAspireOptionsProvider.IsConfiguring(origin) : origin is { Label: "aspire" }))
+        {
+            return false;
         }
 
         DefaultOptionsProvider chosen;
@@ -86,7 +101,7 @@ internal static class MultiplexerDiscovery
             return false; // the app's own provider, or a built-in one MuxWatch does not stand in for
         }
 
-        PendingOrigin.Value = MultiplexerOrigin.FromCaller();
+        PendingOrigin.Value = origin;
         return true;
     }
 

@@ -16,6 +16,9 @@ namespace MuxWatch.StackExchangeRedis;
 /// </param>
 internal sealed record MultiplexerOrigin(string Label, string? MadeBy, string? CallsFrom = null)
 {
+    /// <summary>The library's assembly version, for a library.</summary>
+    public Version? Version { get; init; }
+
     /// <summary>Nothing on the stack said: the multiplexer is named <c>redis</c>.</summary>
     public static readonly MultiplexerOrigin Unknown = new("redis", null);
 
@@ -62,7 +65,7 @@ internal sealed record MultiplexerOrigin(string Label, string? MadeBy, string? C
             {
                 if (string.Equals(assembly, library, StringComparison.Ordinal))
                 {
-                    return new MultiplexerOrigin(label, library, callsFrom);
+                    return new MultiplexerOrigin(label, library, callsFrom) { Version = type.Assembly.GetName().Version };
                 }
             }
 

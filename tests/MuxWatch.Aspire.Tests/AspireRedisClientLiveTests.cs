@@ -3,6 +3,7 @@ using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Hosting;
+using MuxWatch.Sample.Libraries;
 using MuxWatch.Testing;
 using MuxWatch.Testing.Apps;
 using OpenTelemetry;
@@ -34,7 +35,7 @@ public sealed class AspireRedisClientLiveTests : IAsyncLifetime
     {
         builder.Configuration["MuxWatch:Ping"] = ping ? "true" : "false";
         builder.Configuration["ConnectionStrings:cache"] = connectionString;
-        builder.AddRedisClient("cache");
+        builder.AddAspireRedis(); // the sample's wiring
         builder.Services.AddOpenTelemetry().WithTracing(tracing => tracing.AddSource("app").AddInMemoryExporter(_spans));
     });
 
@@ -75,6 +76,11 @@ public sealed class AspireRedisClientLiveTests : IAsyncLifetime
                 }
             }, "the 40 commands' spans exported under the request's trace");
         }
+
+        // And it still reports a server that died.
+        await _redis.KillAsync();
+        await Eventually.UntilAsync(async () => (await app.Services.GetRequiredService<HealthCheckService>().CheckHealthAsync()).Status == HealthStatus.Unhealthy,
+            "Aspire's health check Unhealthy once the server died");
     }
 
     [Fact]

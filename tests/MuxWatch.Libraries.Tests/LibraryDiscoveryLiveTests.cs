@@ -6,6 +6,7 @@ using Microsoft.AspNetCore.SignalR;
 using Microsoft.Extensions.Caching.Distributed;
 using Microsoft.Extensions.Caching.Hybrid;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using MuxWatch.Sample.Libraries;
 using MuxWatch.Testing;
@@ -185,6 +186,35 @@ public sealed class LibraryDiscoveryLiveTests : IAsyncLifetime
         Assert.Empty(metrics.Samples("muxwatch_connected", ("endpoint", _redis.EndPoint)));
     }
 
+    [Fact]
+    public async Task An_app_that_connects_many_multiplexers_has_at_most_16_watched_and_a_bounded_set_of_names()
+    {
+        var logs = new CollectingLoggerProvider();
+        await using var app = await LibraryApp.StartAsync(_ => { }, builder => builder.Logging.AddProvider(logs));
+        var seen = new HashSet<string>(StringComparer.Ordinal);
+
+        // Twice over: 20 connected at once (a multiplexer per request, the anti-pattern), then all disposed.
+        for (var round = 0; round < 2; round++)
+        {
+            var many = await Task.WhenAll(Enumerable.Range(0, 20).Select(_ => ConnectionMultiplexer.ConnectAsync(_redis.EndPoint)));
+            await Eventually.UntilAsync(async () => (await app.TargetsOnAsync(_redis.EndPoint)).Count == LibraryAppLimits.MaxDiscovered,
+                $"round {round}: {LibraryAppLimits.MaxDiscovered} of the 20 watched");
+            IReadOnlyList<(IReadOnlyDictionary<string, string> Labels, double Value)> connected = [];
+            await Eventually.UntilAsync(async () => (connected = (await app.ScrapeAsync()).Samples("muxwatch_connected", ("endpoint", _redis.EndPoint))).Count == LibraryAppLimits.MaxDiscovered,
+                $"round {round}: their series exported");
+            seen.UnionWith(connected.Select(s => s.Labels["multiplexer"]));
+            foreach (var multiplexer in many)
+            {
+                await multiplexer.DisposeAsync();
+            }
+
+            await Eventually.UntilAsync(async () => (await app.TargetsOnAsync(_redis.EndPoint)).Count == 0, $"round {round}: all let go");
+        }
+
+        Assert.Equal(LibraryAppLimits.MaxDiscovered, seen.Count); // the second round reused the first round's names
+        Assert.Single(logs.Lines, l => l.Text.Contains("more than 16 multiplexers connected at once", StringComparison.Ordinal));
+    }
+
     /// <summary>Uses each library once, as the app's first requests would: each connects its multiplexer lazily.</summary>
     private static async Task UseEveryLibraryAsync(IServiceProvider services)
     {
@@ -226,4 +256,10 @@ public sealed class LibraryDiscoveryLiveTests : IAsyncLifetime
     private sealed class NewsHub : Hub
     {
     }
+}
+
+/// <summary>The bound MuxWatch documents for discovered multiplexers (docs/libraries.md).</summary>
+internal static class LibraryAppLimits
+{
+    public const int MaxDiscovered = 16;
 }

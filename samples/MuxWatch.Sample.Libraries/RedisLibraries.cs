@@ -1,4 +1,5 @@
-using Microsoft.AspNetCore.DataProtection;
+using Microsoft.AspNetCore.DataProtection.KeyManagement;
+using Microsoft.AspNetCore.DataProtection.StackExchangeRedis;
 using Microsoft.Extensions.DependencyInjection;
 using StackExchange.Redis;
 
@@ -30,8 +31,13 @@ public static class RedisLibraries
         // The SignalR backplane.
         services.AddSignalR().AddStackExchangeRedis(redis, options => options.Configuration.ChannelPrefix = RedisChannel.Literal("sample"));
 
-        // Data Protection's key ring: this library takes a multiplexer the app connects (MuxWatch sees that one too).
-        services.AddDataProtection().PersistKeysToStackExchangeRedis(ConnectionMultiplexer.Connect(redis), "sample:data-protection-keys");
+        // Data Protection's key ring: this library takes a multiplexer the app connects. Here the app's own, made
+        // by the container when first needed (and disposed with it); MuxWatch sees that one too.
+        services.AddSingleton<IConnectionMultiplexer>(_ => ConnectionMultiplexer.Connect(redis));
+        services.AddDataProtection();
+        services.AddOptions<KeyManagementOptions>().Configure<IServiceProvider>((options, provider) =>
+            options.XmlRepository = new RedisXmlRepository(
+                () => provider.GetRequiredService<IConnectionMultiplexer>().GetDatabase(), "sample:data-protection-keys"));
         return services;
     }
 }

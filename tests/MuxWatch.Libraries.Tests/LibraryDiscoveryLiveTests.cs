@@ -57,7 +57,7 @@ public sealed class LibraryDiscoveryLiveTests : IAsyncLifetime
         Assert.Equal("Microsoft.Extensions.Caching.StackExchangeRedis", byName["distributed-cache"].GetProperty("madeBy").GetString());
         Assert.Equal("Microsoft.AspNetCore.OutputCaching.StackExchangeRedis", byName["output-cache"].GetProperty("madeBy").GetString());
         Assert.Equal("Microsoft.AspNetCore.SignalR.StackExchangeRedis", byName["signalr"].GetProperty("madeBy").GetString());
-        Assert.Equal("MuxWatch.Sample.Libraries.RedisLibraries.AddRedisLibraries", byName["app"].GetProperty("madeBy").GetString());
+        Assert.Equal("MuxWatch.Sample.Libraries.RedisLibraries.AddRedisLibraries", byName["app"].GetProperty("madeBy").GetString()); // the factory the app registered
 
         // Probed like a multiplexer given to AddMultiplexer: its series under its name, its server polled.
         await Eventually.UntilAsync(async () =>
@@ -80,11 +80,7 @@ public sealed class LibraryDiscoveryLiveTests : IAsyncLifetime
         // MuxWatch's own PINGs off: one caught by the stall would time out first, a 3.x client then drops the connection
         // and the library's requests fail as ConnectionDisposed instead of timing out (the order is left to no chance).
         await using var app = await LibraryApp.StartAsync(
-            services =>
-            {
-                services.AddRedisLibraries(Redis);
-                services.AddSingleton(_ => ConnectionMultiplexer.Connect(_redis.EndPoint)); // the app's own too, on the same server
-            },
+            services => services.AddRedisLibraries(Redis), // the app's own multiplexer (Data Protection's) among them, on the same server
             builder => builder.Configuration["MuxWatch:Ping"] = "false");
         await UseEveryLibraryAsync(app.Services);
         await app.UntilPolledAsync(_redis.EndPoint, targets: 4);
@@ -123,27 +119,34 @@ public sealed class LibraryDiscoveryLiveTests : IAsyncLifetime
     }
 
     [Fact]
-    public async Task A_librarys_multiplexer_disposed_with_its_container_is_let_go_and_the_next_one_is_watched()
+    public async Task The_libraries_multiplexers_disposed_with_their_container_are_let_go_and_the_next_ones_are_watched()
     {
         await using var app = await LibraryApp.StartAsync(_ => { });
 
         for (var round = 1; round <= 2; round++)
         {
-            // A second container, as a test host or a background worker of the app has: its cache is made and disposed with it.
-            var services = new ServiceCollection();
-            services.AddStackExchangeRedisCache(options => options.Configuration = Redis);
+            // A second container with the same libraries, as a test host or a worker of the app has: they are made and disposed with it.
+            var services = new ServiceCollection().AddLogging();
+            services.AddSingleton<Microsoft.Extensions.Configuration.IConfiguration>(new Microsoft.Extensions.Configuration.ConfigurationBuilder().Build());
+            services.AddRedisLibraries(Redis);
             var container = services.BuildServiceProvider();
-            await container.GetRequiredService<IDistributedCache>().SetStringAsync("round", $"{round}");
-            await Eventually.UntilAsync(async () => (await app.TargetsOnAsync(_redis.EndPoint)).Any(t => Stem(t.GetProperty("name").GetString()!) == "distributed-cache"),
-                $"round {round}: the cache's multiplexer watched");
-            var name = (await app.TargetsOnAsync(_redis.EndPoint)).Single().GetProperty("name").GetString()!;
-            await Eventually.UntilAsync(async () => (await app.ScrapeAsync()).Value("muxwatch_connected", ("multiplexer", name), ("endpoint", _redis.EndPoint)) == 1,
-                $"round {round}: its series exported");
+            await UseEveryLibraryAsync(container);
+            IReadOnlyList<string> names = [];
+            await Eventually.UntilAsync(async () => (names = [.. (await app.TargetsOnAsync(_redis.EndPoint)).Select(t => t.GetProperty("name").GetString()!)]).Count == 4,
+                $"round {round}: the four multiplexers watched");
+            await Eventually.UntilAsync(async () =>
+            {
+                var metrics = await app.ScrapeAsync();
+                return names.All(name => metrics.Value("muxwatch_connected", ("multiplexer", name), ("endpoint", _redis.EndPoint)) == 1);
+            }, $"round {round}: their series exported");
 
             await container.DisposeAsync();
-            await Eventually.UntilAsync(async () => (await app.TargetsOnAsync(_redis.EndPoint)).Count == 0, $"round {round}: the disposed multiplexer let go");
-            await Eventually.UntilAsync(async () => !(await app.ScrapeAsync()).Samples("muxwatch_connected", ("multiplexer", name)).Any(),
-                $"round {round}: its series removed");
+            await Eventually.UntilAsync(async () => (await app.TargetsOnAsync(_redis.EndPoint)).Count == 0, $"round {round}: the disposed multiplexers let go");
+            await Eventually.UntilAsync(async () =>
+            {
+                var metrics = await app.ScrapeAsync();
+                return names.All(name => metrics.Samples("muxwatch_connected", ("multiplexer", name)).Count == 0);
+            }, $"round {round}: their series removed");
         }
     }
 

@@ -52,7 +52,8 @@ internal sealed record MultiplexerOrigin(string Label, string? MadeBy, string? C
     [UnconditionalSuppressMessage("Trimming", "IL2026", Justification = "A frame without its method (trimmed or Native AOT) is skipped; the origin is then unknown.")]
     public static MultiplexerOrigin? FromCaller()
     {
-        MultiplexerOrigin? app = null;
+        // The innermost code that is neither plumbing nor the client decides: a library's own call, or the app's
+        // (a factory the app registered, even when a library resolved it, is the app's multiplexer, shared).
         foreach (var frame in new StackTrace(skipFrames: 1, fNeedFileInfo: false).GetFrames())
         {
             if (frame.GetMethod() is not { DeclaringType: { } type } method)
@@ -69,15 +70,17 @@ internal sealed record MultiplexerOrigin(string Label, string? MadeBy, string? C
                 }
             }
 
-            if (app is null && !IsPlumbing(assembly))
+            if (!IsPlumbing(assembly))
             {
-                // An async method runs as MoveNext of a state machine named after it; a lambda is named after its method.
-                var name = type.Name.StartsWith('<') ? Readable(type.Name) : Readable(method.Name);
-                app = new MultiplexerOrigin("app", $"{Outer(type).FullName}.{name}");
+                // An async method runs as MoveNext of a state machine named after it (<Load>d__3); a lambda runs as a
+                // method named after its own (<Load>b__0), of a closure class (<>c__DisplayClass0_0) or not.
+                var stateMachine = Readable(type.Name);
+                var name = stateMachine != type.Name ? stateMachine : Readable(method.Name);
+                return new MultiplexerOrigin("app", $"{Outer(type).FullName}.{name}");
             }
         }
 
-        return app;
+        return null;
     }
 
     private static bool IsPlumbing(string assembly)

@@ -32,6 +32,9 @@ internal sealed partial class WatchedMultiplexers : ITargetStatusSource, IAsyncD
     /// </summary>
     internal static readonly TimeSpan DiscoveryGrace = TimeSpan.FromSeconds(1.5);
 
+    /// <summary>How many discovered multiplexers may wait out the grace at once.</summary>
+    private const int MaxPending = 256;
+
     private readonly IServiceProvider _services;
     private readonly MuxWatchMetrics _metrics;
     private readonly TimeProvider _time;
@@ -99,6 +102,12 @@ internal sealed partial class WatchedMultiplexers : ITargetStatusSource, IAsyncD
         while (_discovered.TryDequeue(out var heard))
         {
             _pending.Add((heard, now));
+        }
+
+        if (_pending.Count > MaxPending)
+        {
+            // An app connecting faster than the grace lets them in (one per request): the newest are kept.
+            _pending.RemoveRange(0, _pending.Count - MaxPending);
         }
 
         // Each waits out the grace, and the named ones' first resolution: a discovered twin is recognised only then.

@@ -58,6 +58,9 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
     /// <summary>The newest fork LATENCY HISTORY was read for (one poll in flight at a time reads and writes it).</summary>
     private DateTimeOffset? _forkAskedAbout;
 
+    /// <summary>What the poll under way dropped as not believable (one poll in flight at a time reads and writes it).</summary>
+    private List<string> _dropped = [];
+
     /// <summary>Starts a poll when one is due (on the <see cref="Cadence"/>, or a whole back-off after an oversized reply) and none is in flight.</summary>
     public void StartIfDue(DateTimeOffset now, IConnectionMultiplexer connection, EndPoint endpoint, MuxWatchOptions settings, CancellationToken stopping)
     {
@@ -135,6 +138,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         // sections hold server, persistence and stats), LATENCY LATEST (while the latency monitor is on) and
         // SLOWLOG GET each poll; the latency threshold and the server's clock, which seldom change, once a minute.
         var refused = new List<string>();
+        var dropped = _dropped = [];
         var sent = new List<Task>();
         var deadline = started + timeout;
         try
@@ -191,7 +195,9 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             // trip that wakes the app's thread pool (most of what polling costs an idle app, docs/benchmarks.md).
             var latest = _threshold is 0 ? null
                 : Bounded(await Answer(Send(sent, server.LatencyLatestAsync()), "latency", refused, deadline, stopping).ConfigureAwait(false), "LATENCY LATEST", ReplyLimits.MaxLatencyEntries);
-            var entries = Bounded(await Answer(Send(sent, server.SlowlogGetAsync(SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false), "SLOWLOG GET", SlowlogBatch);
+            // Read raw, entry by entry (SlowlogReply says why): one absurd entry is dropped, not the whole poll.
+            var slowlogReply = await Answer(Send(sent, server.ExecuteAsync("SLOWLOG", "GET", SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false);
+            var entries = slowlogReply is null ? null : SlowlogReply.Read(slowlogReply, SlowlogBatch, dropped);
             refused.AddRange(_seldomRefused);
             var threshold = _threshold;
 
@@ -217,7 +223,8 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 LatencyMonitorThresholdMs = threshold,
                 LatencyLatest = latest?.Select(l => new LatencySpike(l.EventName, Utc(l.Timestamp), l.DurationMilliseconds, l.MaxDurationMilliseconds)).ToList(),
                 ForkHistory = forkHistory,
-                Slowlog = entries?.Select(e => new SlowlogEntry(e.UniqueId, Utc(e.Time), e.Duration, CommandName(e.Arguments))).ToList(),
+                Slowlog = entries,
+                Dropped = dropped,
                 ClockOffset = _clockOffset,
                 Refused = refused.Distinct().ToList(),
             };
@@ -330,12 +337,4 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
 
     /// <summary>The client converts server times from unix seconds, in UTC.</summary>
     private static DateTimeOffset Utc(DateTime time) => new(DateTime.SpecifyKind(time, DateTimeKind.Utc));
-
-    /// <summary>The command name only, never an argument; bounded, and only name characters (a renamed command can be anything).</summary>
-    private static string CommandName(RedisValue[] arguments)
-    {
-        var name = arguments.Length > 0 ? (string?)arguments[0] ?? "?" : "?";
-        name = new string([.. name.Take(32).Where(c => char.IsAsciiLetterOrDigit(c) || c is '_' or '-' or '.' or '|')]);
-        return name.Length == 0 ? "?" : name.ToUpperInvariant();
-    }
 }

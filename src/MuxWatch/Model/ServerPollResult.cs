@@ -45,6 +45,9 @@ public sealed record ServerPollResult(string Endpoint, DateTimeOffset Started, D
     /// <summary>Why the poll failed as a whole (a timeout, no connection); null when it read the server.</summary>
     public string? Error { get; init; }
 
+    /// <summary>What the poll left out because it could not be believed (an absurd slow-log timestamp or duration), each with its reason; the rest stands.</summary>
+    public IReadOnlyList<string> Dropped { get; init; } = [];
+
     /// <summary>Reasons a poll fails, a fixed set for the metric label.</summary>
     public string? ErrorReason { get; init; }
 }

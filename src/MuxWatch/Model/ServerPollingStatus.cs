@@ -15,4 +15,8 @@ public sealed record ServerPollingStatus(
     IReadOnlyList<string> RefusedCommands,
     double? ClockOffsetMs,
     bool? LatencyMonitorEnabled,
-    int Events);
+    int Events)
+{
+    /// <summary>What the last poll left out because it could not be believed (an absurd slow-log timestamp or duration), with why; empty when nothing was.</summary>
+    public IReadOnlyList<string> Dropped { get; init; } = [];
+}

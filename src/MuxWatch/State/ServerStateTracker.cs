@@ -121,6 +121,7 @@ public sealed class ServerStateTracker
         }
 
         _timeline.Describe(poll.Refused, poll.ClockOffset, monitorOn);
+        _timeline.NoteDropped(poll.Dropped);
         if (poll.Info is { } info)
         {
             ApplyInfo(info, poll);

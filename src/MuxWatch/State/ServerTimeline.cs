@@ -26,6 +26,8 @@ public sealed class ServerTimeline
     private IReadOnlySet<string>? _clusterMembers;
     private volatile bool _pollWanted;
 
+    private IReadOnlyList<string> _droppedValues = [];
+
     /// <summary>Creates the timeline of <paramref name="endpoint"/>, keeping events for <paramref name="retention"/>.</summary>
     public ServerTimeline(string endpoint, TimeSpan retention)
     {
@@ -241,6 +243,15 @@ public sealed class ServerTimeline
         }
     }
 
+    /// <summary>Notes what the last poll dropped as not believable (<see cref="ServerPollingStatus.Dropped"/>).</summary>
+    internal void NoteDropped(IReadOnlyList<string> dropped)
+    {
+        lock (_gate)
+        {
+            _droppedValues = dropped;
+        }
+    }
+
     /// <summary>Notes what the endpoint refuses, its clock offset and whether its latency monitor is on.</summary>
     public void Describe(IReadOnlyList<string> refusedCommands, TimeSpan? clockOffset, bool? latencyMonitorEnabled)
     {
@@ -264,7 +275,10 @@ public sealed class ServerTimeline
                 _refusedCommands,
                 _clockOffset?.TotalMilliseconds,
                 _latencyMonitorEnabled,
-                _ended.Count + _running.Count);
+                _ended.Count + _running.Count)
+            {
+                Dropped = _droppedValues,
+            };
         }
     }
 

@@ -1,0 +1,132 @@
+using System.Globalization;
+using MuxWatch.Model;
+using StackExchange.Redis;
+
+namespace MuxWatch.StackExchangeRedis;
+
+/// <summary>
+/// Reads a <c>SLOWLOG GET</c> reply entry by entry, dropping each one whose figures cannot be believed with a reason.
+/// </summary>
+/// <remarks>
+/// Written by hand because the client's typed call (<c>SlowlogGetAsync</c>) converts every entry while it reads the
+/// reply: one timestamp past year 9999 throws for the whole reply (<c>ArgumentOutOfRangeException</c>), so one
+/// absurd entry failed every poll of its server, and a duration past what a <see cref="TimeSpan"/> holds wraps
+/// silently. The elements are still read with the client's own conversions (<see cref="RedisResult"/>).
+/// </remarks>
+internal static class SlowlogReply
+{
+    /// <summary>The earliest timestamp believed: no Redis with a slow log ran before 2000.</summary>
+    internal static readonly DateTimeOffset Earliest = new(2000, 1, 1, 0, 0, 0, TimeSpan.Zero);
+
+    /// <summary>The latest timestamp believed, however wrong a server's clock: 2100.</summary>
+    internal static readonly DateTimeOffset Latest = new(2100, 1, 1, 0, 0, 0, TimeSpan.Zero);
+
+    /// <summary>The longest duration believed: 30 days (a DEBUG SLEEP can be long; a negative or an astronomical one is not).</summary>
+    internal const long MaxDurationMicros = 30L * 24 * 3600 * 1_000_000;
+
+    /// <summary>How many reasons one poll keeps (the count of dropped entries is in each).</summary>
+    internal const int MaxReasons = 8;
+
+    /// <summary>The entries of <paramref name="reply"/>, at most <paramref name="limit"/> (more is an oversized reply), those that cannot be believed left out and said in <paramref name="dropped"/>.</summary>
+    public static List<SlowlogEntry> Read(RedisResult reply, int limit, List<string> dropped)
+    {
+        RedisResult[] items;
+        try
+        {
+            items = (RedisResult[]?)reply ?? [];
+        }
+        catch (InvalidCastException)
+        {
+            Drop(dropped, "the slow log's reply was not a list of entries; it was dropped");
+            return [];
+        }
+
+        if (items.Length > limit)
+        {
+            throw new OversizedReplyException("SLOWLOG GET", items.Length, limit);
+        }
+
+        var entries = new List<SlowlogEntry>(items.Length);
+        foreach (var item in items)
+        {
+            if (Entry(item, dropped) is { } entry)
+            {
+                entries.Add(entry);
+            }
+        }
+
+        return entries;
+    }
+
+    private static SlowlogEntry? Entry(RedisResult item, List<string> dropped)
+    {
+        long id, timestamp, duration;
+        RedisResult[] arguments;
+        try
+        {
+            var parts = (RedisResult[]?)item;
+            if (parts is not { Length: >= 4 })
+            {
+                Drop(dropped, "a slow-log entry without its id, time, duration and command was dropped");
+                return null;
+            }
+
+            id = (long)parts[0];
+            timestamp = (long)parts[1];
+            duration = (long)parts[2];
+            arguments = (RedisResult[]?)parts[3] ?? [];
+        }
+        catch (Exception ex) when (ex is InvalidCastException or FormatException or OverflowException)
+        {
+            Drop(dropped, "a slow-log entry whose id, time or duration is not a number was dropped");
+            return null;
+        }
+
+        if (id < 0)
+        {
+            Drop(dropped, Invariant($"slow-log entry #{id}: a negative id cannot be believed; dropped"));
+            return null;
+        }
+
+        if (timestamp < Earliest.ToUnixTimeSeconds() || timestamp > Latest.ToUnixTimeSeconds())
+        {
+            Drop(dropped, Invariant($"slow-log entry #{id}: a timestamp of {timestamp} s (unix time) cannot be believed; dropped"));
+            return null;
+        }
+
+        if (duration is < 0 or > MaxDurationMicros)
+        {
+            Drop(dropped, Invariant($"slow-log entry #{id}: a duration of {duration} µs cannot be believed; dropped"));
+            return null;
+        }
+
+        return new SlowlogEntry(id, DateTimeOffset.FromUnixTimeSeconds(timestamp), TimeSpan.FromTicks(duration * 10), CommandName(arguments));
+    }
+
+    private static void Drop(List<string> dropped, string reason)
+    {
+        if (dropped.Count < MaxReasons)
+        {
+            dropped.Add(reason);
+        }
+    }
+
+    /// <summary>The command name only, never an argument; bounded, and only name characters (a renamed command can be anything).</summary>
+    private static string CommandName(RedisResult[] arguments)
+    {
+        string? first;
+        try
+        {
+            first = arguments.Length > 0 ? (string?)arguments[0] : null;
+        }
+        catch (InvalidCastException)
+        {
+            first = null;
+        }
+
+        var name = new string([.. (first ?? "?").Take(32).Where(c => char.IsAsciiLetterOrDigit(c) || c is '_' or '-' or '.' or '|')]);
+        return name.Length == 0 ? "?" : name.ToUpperInvariant();
+    }
+
+    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
+}

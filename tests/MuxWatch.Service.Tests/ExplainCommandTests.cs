@@ -49,6 +49,33 @@ public sealed class ExplainCommandTests
         Assert.Contains("the input is empty", error, StringComparison.Ordinal);
     }
 
+    /// <summary>Issue 38, #3: random bytes answered "unknown (low confidence)" with exit 0, where help says exit 1 means nothing to read.</summary>
+    [Theory]
+    [InlineData("random-1")]
+    [InlineData("random-2")]
+    [InlineData("random-3")]
+    [InlineData("log")]
+    public async Task Explain_on_input_with_no_redis_message_says_so_with_exit_1(string kind)
+    {
+        var input = kind.StartsWith("random", StringComparison.Ordinal)
+            ? new string([.. System.Security.Cryptography.RandomNumberGenerator.GetBytes(30_000).Select(b => (char)(b % 94 + 33))])
+            : "2026-11-26 12:00:01 info: Request finished HTTP/1.1 GET /health 200 0.4 ms\n2026-11-26 12:00:02 warn: Slow request 2,000 ms";
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain"), input);
+
+        Assert.Equal(1, exitCode);
+        Assert.Contains("no StackExchange.Redis message was found", error, StringComparison.Ordinal);
+        Assert.DoesNotContain("Cause:", output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Explain_reads_a_message_cut_down_to_its_fields()
+    {
+        var (exitCode, output, _) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain"), "qs: 6, in: 0, WORKER: (Busy=40,Free=32727,Min=8,Max=32767)");
+
+        Assert.Equal(0, exitCode);
+        Assert.Contains("Cause:      thread-pool-starvation", output, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task Explain_jsonl_writes_exactly_one_object_per_input_line()
     {

@@ -27,7 +27,7 @@ internal static class ExplainCommand
           Reads one StackExchange.Redis timeout or connection message from FILE, or from standard
           input, and prints its diagnosis.
           --jsonl  read JSON lines, each {"message": "..."}; write one JSON object per line
-        exit codes: 0 read, 1 nothing to read (empty input, a file that cannot be read), 2 bad usage
+        exit codes: 0 read, 1 nothing to read (empty input, input in which no Redis message is found, a file that cannot be read), 2 bad usage
         """;
 
     public static async Task<int> RunAsync(string[] args, TextReader input, TextWriter output, TextWriter error)
@@ -102,9 +102,27 @@ internal static class ExplainCommand
         }
 
         var explained = Explain(text);
+        if (!HoldsAMessage(explained.Report))
+        {
+            // Random bytes, a log line of something else: no header of the client's and no field it writes.
+            await error.WriteLineAsync(string.Create(CultureInfo.InvariantCulture,
+                $"explain: no StackExchange.Redis message was found in the input ({text.Length} characters read): paste a timeout or connection message, log prefix and stack trace may stay in.")).ConfigureAwait(false);
+            return CommandLine.NothingToRead;
+        }
+
         await output.WriteAsync(Describe(explained.Report, explained.Diagnosis)).ConfigureAwait(false);
         return 0;
     }
+
+    /// <summary>
+    /// True when the reader found a message of the client's in the text: a header it knows (a timeout, a
+    /// connection failure), or at least two of the fields the client writes with the figures it writes there (the
+    /// reader takes any "name: value" as a field, and random text holds a "v:" or an "in:" by chance, so only the
+    /// glossary's names with a number, a flag or parts count). Anything else is nothing to read (exit 1).
+    /// </summary>
+    internal static bool HoldsAMessage(RedisErrorReport report) =>
+        report.Kind != RedisErrorKind.Unknown
+        || report.Fields.Count(field => FieldGlossary.Knows(field.Key) && (field.Value.Number is not null || field.Value.Flag is not null || field.Value.Parts is not null)) >= 2;
 
     private static async Task<int> ExplainLinesAsync(TextReader input, TextWriter output)
     {

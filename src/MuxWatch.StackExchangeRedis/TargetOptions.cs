@@ -28,6 +28,26 @@ public sealed class TargetOptions
     internal System.Security.Cryptography.X509Certificates.X509Certificate2? ReadTrustedCa() =>
         string.IsNullOrWhiteSpace(TrustedCaFile) ? null : System.Security.Cryptography.X509Certificates.X509CertificateLoader.LoadCertificateFromFile(TrustedCaFile);
 
-    /// <summary>The password from <see cref="PasswordFile"/>, or null when none is set.</summary>
-    internal string? ReadPassword() => string.IsNullOrWhiteSpace(PasswordFile) ? null : File.ReadAllText(PasswordFile).TrimEnd('\r', '\n');
+    /// <summary>
+    /// The longest <see cref="PasswordFile"/> taken: 4 KiB, far beyond any password a Redis ACL or <c>requirepass</c>
+    /// is given in practice; a larger file is a wrong path (a log, a binary), refused before it is read.
+    /// </summary>
+    internal const int MaxPasswordFileBytes = 4096;
+
+    /// <summary>The password from <see cref="PasswordFile"/> (trailing line breaks dropped), or null when none is set.</summary>
+    /// <exception cref="IOException">The file cannot be read, or is larger than <see cref="MaxPasswordFileBytes"/>.</exception>
+    internal string? ReadPassword()
+    {
+        if (string.IsNullOrWhiteSpace(PasswordFile))
+        {
+            return null;
+        }
+
+        if (new FileInfo(PasswordFile) is { Exists: true, Length: > MaxPasswordFileBytes } large)
+        {
+            throw new IOException($"it holds {large.Length} bytes, and a password file is at most {MaxPasswordFileBytes}: is it the right file?");
+        }
+
+        return File.ReadAllText(PasswordFile).TrimEnd('\r', '\n');
+    }
 }

@@ -49,7 +49,8 @@ internal sealed class TargetsOptionsValidator : IValidateOptions<TargetsOptions>
                 }
                 catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
                 {
-                    failures.Add($"{setting}:PasswordFile cannot be read ({ex.GetType().Name}): {target.PasswordFile}.");
+                    // The reason, never the content: an IOException's message here is the file system's or the size check's.
+                    failures.Add($"{setting}:PasswordFile cannot be used ({ex.GetType().Name}: {ex.Message}): {target.PasswordFile}.");
                 }
             }
         }

@@ -53,6 +53,30 @@ public sealed class ConfigurationTests
         Assert.DoesNotContain("tail-of-it", output + error, StringComparison.Ordinal);
     }
 
+    /// <summary>Issue 38, #4: a 50 MB file was read and sent as the password (the target then failed with InternalFailure).</summary>
+    [Fact]
+    public async Task A_password_file_too_large_to_be_a_password_is_refused_at_start_naming_the_setting()
+    {
+        var file = Path.GetTempFileName();
+        try
+        {
+            await File.WriteAllTextAsync(file, "hunter2-never-shown" + new string('x', 50_000));
+            var info = BuiltProgram.StartInfo("MuxWatch.Service", "--urls", $"http://127.0.0.1:{FreePort.Next()}",
+                "--MuxWatch:Targets:0:Name=cache", "--MuxWatch:Targets:0:ConnectionString=localhost:6379", $"--MuxWatch:Targets:0:PasswordFile={file}");
+
+            var (exitCode, output, error) = await BuiltProgram.RunAsync(info);
+
+            Assert.NotEqual(0, exitCode);
+            Assert.Contains("MuxWatch:Targets:0:PasswordFile", output + error, StringComparison.Ordinal);
+            Assert.Contains("at most 4096", output + error, StringComparison.Ordinal);
+            Assert.DoesNotContain("hunter2-never-shown", output + error, StringComparison.Ordinal);
+        }
+        finally
+        {
+            File.Delete(file);
+        }
+    }
+
     [Fact]
     public async Task Two_targets_with_one_name_exit_non_zero_naming_the_setting()
     {

@@ -80,7 +80,13 @@ internal sealed class PubSubLagProbe
         }
 
         var subscriber = multiplexer.GetSubscriber();
-        var endpoint = subscriber.SubscribedEndpoint(_channel) is { } node ? EndpointText.Of(node) : "unknown";
+
+        // While the subscription's connection is down (a restart), the client names no node: the series keep the
+        // node they had (a series keeps its endpoint for its whole life, and its lost counter never goes back);
+        // they move only when the subscription is on another node. Before any is known, a multiplexer of one
+        // server names that one.
+        var endpoint = subscriber.SubscribedEndpoint(_channel) is { } node ? EndpointText.Of(node)
+            : _endpoint ?? (multiplexer.GetEndPoints() is [var only] ? EndpointText.Of(only) : "unknown");
         if (endpoint != _endpoint)
         {
             if (_endpoint is not null)

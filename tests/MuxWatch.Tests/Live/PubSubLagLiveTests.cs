@@ -76,6 +76,48 @@ public sealed class PubSubLagLiveTests : IAsyncLifetime
         await host.StopAsync();
     }
 
+    /// <summary>Issue 38, #7: during a restart the series switched to <c>endpoint="unknown"</c>, and the lost counter started again from 0.</summary>
+    [Fact]
+    public async Task Through_a_server_restart_the_series_keep_their_endpoint_and_the_lost_counter_never_goes_back()
+    {
+        var registry = Metrics.NewCustomRegistry();
+        await using var app = await ConnectionMultiplexer.ConnectAsync($"{_redis.EndPoint},abortConnect=false");
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+        builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
+        builder.Services.AddMuxWatch().UseMetricsRegistry(registry).AddMultiplexer("app", _ => app).MeasurePubSubLag("app");
+        using var host = builder.Build();
+        await host.StartAsync();
+        var on = (("multiplexer", "app"), ("endpoint", _redis.EndPoint));
+        await Eventually.UntilAsync(async () => (await ScrapeAsync(registry)).Value("muxwatch_pubsub_delivery_seconds_count", on.Item1, on.Item2) >= 5, "the first deliveries");
+
+        await _redis.KillAsync();
+        var endpoints = new HashSet<string>(StringComparer.Ordinal);
+        var lost = new List<double>();
+        async Task<bool> Observe(Func<MetricsText, bool> done)
+        {
+            var metrics = await ScrapeAsync(registry);
+            endpoints.UnionWith(metrics.Samples("muxwatch_pubsub_lag_seconds", on.Item1).Select(s => s.Labels["endpoint"]));
+            endpoints.UnionWith(metrics.Samples("muxwatch_pubsub_lost_total", on.Item1).Select(s => s.Labels["endpoint"]));
+            lost.Add(metrics.Value("muxwatch_pubsub_lost_total", on.Item1, on.Item2) ?? -1);
+            return done(metrics);
+        }
+
+        // Down long enough for the subscription's connection to be seen gone and probe messages to be given up.
+        await Eventually.UntilAsync(() => Observe(m => m.Value("muxwatch_pubsub_subscribed", on.Item1, on.Item2) == 0 && m.Value("muxwatch_pubsub_lost_total", on.Item1, on.Item2) > 0),
+            "the subscription seen down and probe messages given up as lost", TimeSpan.FromSeconds(45));
+        await _redis.RestartAsync();
+        var delivered = (await ScrapeAsync(registry)).Value("muxwatch_pubsub_delivery_seconds_count", on.Item1, on.Item2) ?? 0;
+        await Eventually.UntilAsync(() => Observe(m => m.Value("muxwatch_pubsub_subscribed", on.Item1, on.Item2) == 1
+            && m.Value("muxwatch_pubsub_delivery_seconds_count", on.Item1, on.Item2) > delivered + 3), "subscribed again, deliveries going on", TimeSpan.FromSeconds(45));
+
+        Assert.Equal([_redis.EndPoint], endpoints);
+        Assert.DoesNotContain(-1, lost);
+        Assert.Equal(lost.Order(), lost); // a counter never goes back
+        await host.StopAsync();
+    }
+
     private static async Task<MetricsText> ScrapeAsync(CollectorRegistry registry)
     {
         using var stream = new MemoryStream();

@@ -47,10 +47,10 @@ internal sealed record MultiplexerRegistration(
     /// <param name="name">The multiplexer's name.</param>
     /// <param name="connectionString">A StackExchange.Redis configuration string.</param>
     /// <param name="password">A password to use instead of any the string holds (read from a file or a secret, so it never sits on a command line).</param>
-    /// <param name="trustedCa">A CA to trust besides the system's, for a TLS target (<paramref name="trustedCaSetting"/> names where it was configured).</param>
+    /// <param name="trustedCa">The CA certificates to trust besides the system's (a root, an intermediate, a bundle), for a TLS target (<paramref name="trustedCaSetting"/> names where they were configured).</param>
     /// <param name="trustedCaSetting">The setting that names <paramref name="trustedCa"/>, for the reason of a refused certificate.</param>
     public static MultiplexerRegistration ForConnectionString(string name, string connectionString, string? password = null,
-        System.Security.Cryptography.X509Certificates.X509Certificate2? trustedCa = null, string trustedCaSetting = "TrustedCaFile")
+        System.Security.Cryptography.X509Certificates.X509Certificate2Collection? trustedCa = null, string trustedCaSetting = "TrustedCaFile")
     {
         var options = OwnedConnection.Parse(connectionString);
         if (password is not null)

@@ -1,3 +1,5 @@
+using System.Security.Cryptography.X509Certificates;
+
 namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>One Redis endpoint (or set of endpoints) for the sidecar to watch, bound from <c>MuxWatch:Targets</c>.</summary>
@@ -24,9 +26,35 @@ public sealed class TargetOptions
     /// </summary>
     public string? TrustedCaFile { get; set; }
 
-    /// <summary>The CA of <see cref="TrustedCaFile"/>, or null when none is set.</summary>
-    internal System.Security.Cryptography.X509Certificates.X509Certificate2? ReadTrustedCa() =>
-        string.IsNullOrWhiteSpace(TrustedCaFile) ? null : System.Security.Cryptography.X509Certificates.X509CertificateLoader.LoadCertificateFromFile(TrustedCaFile);
+    /// <summary>
+    /// The certificates of <see cref="TrustedCaFile"/> (every one of a PEM bundle: a root, an intermediate, or both;
+    /// one DER certificate), or null when none is set.
+    /// </summary>
+    /// <exception cref="System.Security.Cryptography.CryptographicException">The file holds no certificate.</exception>
+    internal X509Certificate2Collection? ReadTrustedCa()
+    {
+        if (string.IsNullOrWhiteSpace(TrustedCaFile))
+        {
+            return null;
+        }
+
+        var certificates = new X509Certificate2Collection();
+        try
+        {
+            certificates.ImportFromPemFile(TrustedCaFile);
+        }
+        catch (System.Security.Cryptography.CryptographicException)
+        {
+            // Not PEM: one DER certificate, or nothing readable (which throws from the loader below).
+        }
+
+        if (certificates.Count == 0)
+        {
+            certificates.Add(X509CertificateLoader.LoadCertificateFromFile(TrustedCaFile));
+        }
+
+        return certificates;
+    }
 
     /// <summary>
     /// The longest <see cref="PasswordFile"/> taken: 4 KiB, far beyond any password a Redis ACL or <c>requirepass</c>

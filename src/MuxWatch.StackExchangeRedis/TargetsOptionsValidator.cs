@@ -67,7 +67,10 @@ internal sealed class TargetsOptionsValidator : IValidateOptions<TargetsOptions>
 
         try
         {
-            using var ca = target.ReadTrustedCa();
+            foreach (var certificate in target.ReadTrustedCa() ?? [])
+            {
+                certificate.Dispose();
+            }
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException or System.Security.Cryptography.CryptographicException)
         {

@@ -31,6 +31,41 @@ public sealed class TlsRedisServer : IAsyncDisposable
     /// <summary>Another CA's certificate (PEM), which did not sign the server's: trusting it must not help.</summary>
     public string OtherCaFile => Path.Combine(_directory, "other-ca.pem");
 
+    /// <summary>With <see cref="StartWithIntermediateAsync"/>: the intermediate CA that signed the server's certificate (PEM).</summary>
+    public string IntermediateFile => Path.Combine(_directory, "intermediate.pem");
+
+    /// <summary>With <see cref="StartWithIntermediateAsync"/>: the root and the intermediate in one PEM file.</summary>
+    public string BundleFile => Path.Combine(_directory, "bundle.pem");
+
+    /// <summary>True when control commands skip certificate checks (the chain was made broken on purpose).</summary>
+    private bool _insecureControl;
+
+    /// <summary>
+    /// A TLS-only server whose certificate was issued by an intermediate CA under a root, as Azure, AWS and most
+    /// company CAs issue: it presents its certificate and the intermediate (a chain file); <see cref="CaFile"/> is
+    /// the root. Made with .NET's <see cref="System.Security.Cryptography.X509Certificates.CertificateRequest"/>
+    /// (openssl 3.0 cannot date a certificate in the past): <paramref name="expiredIntermediate"/> makes the
+    /// intermediate one that expired yesterday.
+    /// </summary>
+    public static async Task<TlsRedisServer> StartWithIntermediateAsync(bool expiredIntermediate = false, params string[] extraArguments)
+    {
+        var directory = Directory.CreateTempSubdirectory("muxwatch-tls-chain-").FullName;
+        var server = new TlsRedisServer(directory, FreePort.Next()) { _insecureControl = expiredIntermediate };
+        string File(string name) => Path.Combine(directory, name);
+        TestCertificates.WriteChain(directory, expiredIntermediate);
+        try
+        {
+            await server.StartProcessAsync(File, extraArguments, certificateFile: "chain.pem").ConfigureAwait(false);
+        }
+        catch
+        {
+            await server.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+
+        return server;
+    }
+
     /// <summary>Makes the CAs and the server's certificate, starts the server and waits until it answers PING over TLS.</summary>
     /// <param name="extraArguments">More <c>redis-server</c> arguments (a password, ...).</param>
     public static async Task<TlsRedisServer> StartAsync(params string[] extraArguments)
@@ -61,11 +96,11 @@ public sealed class TlsRedisServer : IAsyncDisposable
     /// <summary>The password <see cref="CommandAsync"/> authenticates with (set it when the server was started with one).</summary>
     public string? Password { get; set; }
 
-    private async Task StartProcessAsync(Func<string, string> file, string[] extraArguments)
+    private async Task StartProcessAsync(Func<string, string> file, string[] extraArguments, string certificateFile = "server.pem")
     {
         _process = ExternalProcess.Start("redis-server", [
             "--port", "0", "--tls-port", Port.ToString(CultureInfo.InvariantCulture),
-            "--tls-cert-file", file("server.pem"), "--tls-key-file", file("server.key"), "--tls-ca-cert-file", file("ca.pem"),
+            "--tls-cert-file", file(certificateFile), "--tls-key-file", file("server.key"), "--tls-ca-cert-file", file("ca.pem"),
             "--tls-auth-clients", "no", "--bind", "127.0.0.1", "--save", string.Empty, "--appendonly", "no", "--dir", _directory,
             "--enable-debug-command", "yes", "--protected-mode", "no", .. extraArguments]);
         var password = extraArguments.SkipWhile(a => a != "--requirepass").Skip(1).FirstOrDefault();
@@ -78,7 +113,8 @@ public sealed class TlsRedisServer : IAsyncDisposable
     {
         var info = new ProcessStartInfo("redis-cli") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
         string[] auth = Password is null ? [] : ["-a", Password, "--no-auth-warning"];
-        foreach (var argument in (string[])["--tls", "--cacert", CaFile, "-h", "127.0.0.1", "-p", Port.ToString(CultureInfo.InvariantCulture), .. auth, .. arguments])
+        string[] trust = _insecureControl ? ["--insecure"] : ["--cacert", CaFile];
+        foreach (var argument in (string[])["--tls", .. trust, "-h", "127.0.0.1", "-p", Port.ToString(CultureInfo.InvariantCulture), .. auth, .. arguments])
         {
             info.ArgumentList.Add(argument);
         }

@@ -50,13 +50,7 @@ public sealed class PubSubLagLiveTests : IAsyncLifetime
     {
         var registry = Metrics.NewCustomRegistry();
         await using var app = await ConnectionMultiplexer.ConnectAsync(_redis.EndPoint);
-        var builder = Host.CreateApplicationBuilder();
-        builder.Logging.ClearProviders();
-        builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
-        builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
-        builder.Services.AddMuxWatch().UseMetricsRegistry(registry).AddMultiplexer("app", _ => app).MeasurePubSubLag("app");
-        using var host = builder.Build();
-        await host.StartAsync();
+        using var host = await StartMeasuringAsync(app, registry);
         var on = (("multiplexer", "app"), ("endpoint", _redis.EndPoint));
         await Eventually.UntilAsync(async () => (await ScrapeAsync(registry)).Value("muxwatch_pubsub_delivery_seconds_count", on.Item1, on.Item2) >= 5, "the first deliveries");
 
@@ -82,13 +76,7 @@ public sealed class PubSubLagLiveTests : IAsyncLifetime
     {
         var registry = Metrics.NewCustomRegistry();
         await using var app = await ConnectionMultiplexer.ConnectAsync($"{_redis.EndPoint},abortConnect=false");
-        var builder = Host.CreateApplicationBuilder();
-        builder.Logging.ClearProviders();
-        builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
-        builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
-        builder.Services.AddMuxWatch().UseMetricsRegistry(registry).AddMultiplexer("app", _ => app).MeasurePubSubLag("app");
-        using var host = builder.Build();
-        await host.StartAsync();
+        using var host = await StartMeasuringAsync(app, registry);
         var on = (("multiplexer", "app"), ("endpoint", _redis.EndPoint));
         await Eventually.UntilAsync(async () => (await ScrapeAsync(registry)).Value("muxwatch_pubsub_delivery_seconds_count", on.Item1, on.Item2) >= 5, "the first deliveries");
 
@@ -116,6 +104,19 @@ public sealed class PubSubLagLiveTests : IAsyncLifetime
         Assert.DoesNotContain(-1, lost);
         Assert.Equal(lost.Order(), lost); // a counter never goes back
         await host.StopAsync();
+    }
+
+    /// <summary>An app's host with MuxWatch measuring <paramref name="app"/>'s pub/sub lag, as <c>app</c>, sampling every 100 ms.</summary>
+    private static async Task<IHost> StartMeasuringAsync(ConnectionMultiplexer app, CollectorRegistry registry)
+    {
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+        builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
+        builder.Services.AddMuxWatch().UseMetricsRegistry(registry).AddMultiplexer("app", _ => app).MeasurePubSubLag("app");
+        var host = builder.Build();
+        await host.StartAsync();
+        return host;
     }
 
     private static async Task<MetricsText> ScrapeAsync(CollectorRegistry registry)

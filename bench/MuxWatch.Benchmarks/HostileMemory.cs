@@ -6,7 +6,8 @@ namespace MuxWatch.Benchmarks;
 /// <summary>
 /// The sidecar's memory against a hostile or broken server (issue 26, #5): the built service process
 /// watching one <see cref="HostileRedis"/> that turns hostile after the handshake (a 10 MB INFO, a
-/// million-field INFO, 5 MB error replies to every polled command), probing and polling every 200 ms,
+/// million-field INFO, 5 MB error replies to every polled command, a LATENCY LATEST of 100 event names of
+/// 1 MB each), probing and polling every 200 ms,
 /// its resident set sampled every 50 ms for the run: peak and end, beside the same service watching a
 /// quiet one. Asserts nothing.
 /// </summary>
@@ -17,7 +18,7 @@ internal static class HostileMemory
         var seconds = HookOverhead.IntOption(args, "--seconds", 60);
         Console.WriteLine($"hostile-memory: the service process, one target, probe and poll every 200 ms, {seconds} s per shape, VmRSS sampled every 50 ms");
         Console.WriteLine($"  {"shape",-16} {"peak MB",8} {"end MB",8} {"polls refused",14} {"INFO read",10}");
-        foreach (var shape in (string[])["quiet", "info-10mb", "info-1m-fields", "errors-5mb"])
+        foreach (var shape in args.Contains("--shape") ? [args[Array.IndexOf(args, "--shape") + 1]] : (string[])["quiet", "info-10mb", "info-1m-fields", "errors-5mb", "latency-100x1mb"])
         {
             await MeasureAsync(shape, seconds);
         }
@@ -34,11 +35,25 @@ internal static class HostileMemory
             _ => null,
         };
         var hugeError = shape == "errors-5mb" ? HostileRedis.Error("ERR " + new string('e', 5 * 1024 * 1024)) : null;
+
+        // LATENCY LATEST is sent only while the latency monitor is on: this server says it is from the start.
+        var hugeLatency = shape == "latency-100x1mb" ? LatencyLatest(100, 1024 * 1024) : null;
+        var monitorOn = System.Text.Encoding.ASCII.GetBytes("*2\r\n$25\r\nlatency-monitor-threshold\r\n$3\r\n100\r\n");
         string[] polled = ["INFO", "CONFIG", "LATENCY", "SLOWLOG", "TIME"];
         var hostileNow = false;
         var infos = 0;
         await using var hostile = HostileRedis.Start(command =>
         {
+            if (hugeLatency is not null && command is ["CONFIG", _, "latency-monitor-threshold"])
+            {
+                return monitorOn;
+            }
+
+            if (hugeLatency is not null && command is ["LATENCY", "LATEST"] && Volatile.Read(ref hostileNow))
+            {
+                return hugeLatency;
+            }
+
             if (!Volatile.Read(ref hostileNow) || (command[0] == "CONFIG" && command[^1] == "databases"))
             {
                 return null;
@@ -69,5 +84,20 @@ internal static class HostileMemory
         var refused = (await MetricsText.ScrapeAsync(service.Client)).Value("muxwatch_server_poll_failures_total", ("endpoint", hostile.EndPoint), ("reason", "oversized")) ?? 0;
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"  {shape,-16} {peak,8:F0} {SidecarScale.ResidentMegabytes(service.ProcessId),8:F0} {refused,14:F0} {Volatile.Read(ref infos),10}"));
+    }
+
+    /// <summary>A LATENCY LATEST reply of <paramref name="events"/> entries, each named with <paramref name="nameBytes"/> bytes.</summary>
+    private static byte[] LatencyLatest(int events, int nameBytes)
+    {
+        var name = new string('n', nameBytes);
+        var reply = new List<byte>(System.Text.Encoding.ASCII.GetBytes(string.Create(CultureInfo.InvariantCulture, $"*{events}\r\n")));
+        for (var i = 0; i < events; i++)
+        {
+            reply.AddRange(System.Text.Encoding.ASCII.GetBytes(string.Create(CultureInfo.InvariantCulture, $"*4\r\n${nameBytes}\r\n")));
+            reply.AddRange(System.Text.Encoding.ASCII.GetBytes(name));
+            reply.AddRange(System.Text.Encoding.ASCII.GetBytes(string.Create(CultureInfo.InvariantCulture, $"\r\n:{DateTimeOffset.UtcNow.ToUnixTimeSeconds()}\r\n:10\r\n:10\r\n")));
+        }
+
+        return [.. reply];
     }
 }

@@ -5,7 +5,7 @@ using Prometheus;
 namespace MuxWatch.Service;
 
 /// <summary>The sidecar as three calls: prepare the process, add its services, map its endpoints.</summary>
-internal static class SidecarHosting
+internal static partial class SidecarHosting
 {
     /// <summary>
     /// What the sidecar may do because it owns its process (the library never does it to an app): a
@@ -72,6 +72,16 @@ internal static class SidecarHosting
         app.MapHealth();
         app.MapMetricsEndpoint();
         app.MapTimeoutsApi();
+        app.Lifetime.ApplicationStarted.Register(() =>
+        {
+            var heapLimitMiB = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / (1024 * 1024);
+            LogMemoryBudget(app.Logger, heapLimitMiB);
+        });
         return app;
     }
+
+    /// <summary>The heap the GC may use: the service's own cap, a container's rule, or the machine's memory (docs/reliability.md).</summary>
+    [LoggerMessage(EventId = 60, Level = LogLevel.Information,
+        Message = "Memory budget: the GC heap may use {HeapLimitMiB} MiB (DOTNET_GCHeapHardLimit, in hex bytes, changes it; docs/reliability.md)")]
+    private static partial void LogMemoryBudget(ILogger logger, long heapLimitMiB);
 }

@@ -82,8 +82,10 @@ internal static class HostileMemory
         }
 
         var refused = (await MetricsText.ScrapeAsync(service.Client)).Value("muxwatch_server_poll_failures_total", ("endpoint", hostile.EndPoint), ("reason", "oversized")) ?? 0;
+        var failures = string.Join(", ", (await MetricsText.ScrapeAsync(service.Client)).Samples("muxwatch_server_poll_failures_total", ("endpoint", hostile.EndPoint))
+            .Where(s => s.Value > 0).Select(s => string.Create(CultureInfo.InvariantCulture, $"{s.Labels["reason"]} {s.Value:F0}")));
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"  {shape,-16} {peak,8:F0} {SidecarScale.ResidentMegabytes(service.ProcessId),8:F0} {refused,14:F0} {Volatile.Read(ref infos),10}"));
+            $"  {shape,-16} {peak,8:F0} {SidecarScale.ResidentMegabytes(service.ProcessId),8:F0} {refused,14:F0} {Volatile.Read(ref infos),10}   poll failures: {failures}"));
     }
 
     /// <summary>A LATENCY LATEST reply of <paramref name="events"/> entries, each named with <paramref name="nameBytes"/> bytes.</summary>

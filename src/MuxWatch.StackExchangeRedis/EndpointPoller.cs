@@ -195,6 +195,13 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             // trip that wakes the app's thread pool (most of what polling costs an idle app, docs/benchmarks.md).
             var latest = _threshold is 0 ? null
                 : Bounded(await Answer(Send(sent, server.LatencyLatestAsync()), "latency", refused, deadline, stopping).ConfigureAwait(false), "LATENCY LATEST", ReplyLimits.MaxLatencyEntries);
+
+            // Event names a hostile server makes megabytes long (measured: 100 of 1 MB each, read whole by the
+            // client every poll, took an uncapped sidecar to 3.8 GB): oversized, so polling backs off.
+            if (latest?.Sum(entry => (long)(entry.EventName?.Length ?? 0)) is > ReplyLimits.MaxLatencyNameChars and var nameChars)
+            {
+                throw new OversizedReplyException("LATENCY LATEST", nameChars, ReplyLimits.MaxLatencyNameChars);
+            }
             // Read raw, entry by entry (SlowlogReply says why): one absurd entry is dropped, not the whole poll.
             var slowlogReply = await Answer(Send(sent, server.ExecuteAsync("SLOWLOG", "GET", SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false);
             var entries = slowlogReply is null ? null : SlowlogReply.Read(slowlogReply, SlowlogBatch, dropped);
@@ -237,6 +244,15 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         catch (Exception ex) when (ex is RedisTimeoutException or TimeoutException)
         {
             return Failed(name, started, "timeout", ex.Message);
+        }
+        catch (Exception ex) when (OutOfMemoryIn(ex))
+        {
+            // A reply the client could not read within the process' heap cap (the service sets one: a hostile
+            // server's 100 MB reply, read every poll, cost 3.8 GB uncapped): refused as oversized, and polling
+            // backs off as it does for a reply measured too big, rather than reading it again every poll.
+            _backoff = _backoff == TimeSpan.Zero ? FirstBackoff : TimeSpan.FromTicks(Math.Min(_backoff.Ticks * 2, LongestBackoff.Ticks));
+            return Failed(name, started, "oversized", string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                $"a reply did not fit in the process' memory budget (its GC heap cap) and its connection was dropped; polling backs off for {_backoff.TotalSeconds:0} s"));
         }
         catch (Exception ex) when (ex is RedisConnectionException or ObjectDisposedException)
         {
@@ -337,4 +353,18 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
 
     /// <summary>The client converts server times from unix seconds, in UTC.</summary>
     private static DateTimeOffset Utc(DateTime time) => new(DateTime.SpecifyKind(time, DateTimeKind.Utc));
+
+    /// <summary>True when <paramref name="error"/> or what caused it ran out of memory (the client reports its reader's failure wrapped).</summary>
+    private static bool OutOfMemoryIn(Exception error)
+    {
+        for (var ex = error; ex is not null; ex = ex.InnerException)
+        {
+            if (ex is OutOfMemoryException || ex.Message.Contains("OutOfMemoryException", StringComparison.Ordinal))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
 }

@@ -32,6 +32,12 @@ internal static class ReplyLimits
     public const int MaxLatencyEntries = 256;
 
     /// <summary>
+    /// Characters of all the event names of one <c>LATENCY LATEST</c> reply: Redis names its events in a few words
+    /// (<c>command</c>, <c>fork</c>, <c>expire-cycle</c>, about 20 of them), so 16 KiB is far beyond any real one.
+    /// </summary>
+    public const int MaxLatencyNameChars = 16 * 1024;
+
+    /// <summary>
     /// Characters of a <c>CLUSTER NODES</c> reply: a node's line is 100-200 characters (more for a primary
     /// with scattered slot ranges), so a thousand-node cluster lists in about 200 KB.
     /// </summary>

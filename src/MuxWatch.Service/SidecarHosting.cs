@@ -82,6 +82,6 @@ internal static partial class SidecarHosting
 
     /// <summary>The heap the GC may use: the service's own cap, a container's rule, or the machine's memory (docs/reliability.md).</summary>
     [LoggerMessage(EventId = 60, Level = LogLevel.Information,
-        Message = "Memory budget: the GC heap may use {HeapLimitMiB} MiB (DOTNET_GCHeapHardLimit, in hex bytes, changes it; docs/reliability.md)")]
+        Message = "Memory budget: the GC heap may use {HeapLimitMiB} MiB (DOTNET_GCHeapHardLimit changes it, in hex bytes without 0x: 10000000 is 256 MiB; docs/reliability.md)")]
     private static partial void LogMemoryBudget(ILogger logger, long heapLimitMiB);
 }

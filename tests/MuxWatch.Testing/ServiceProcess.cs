@@ -32,10 +32,18 @@ public sealed class ServiceProcess : IAsyncDisposable
     public string Output => string.Join('\n', _output);
 
     /// <summary>Starts the service with extra command-line <paramref name="arguments"/> and waits until <c>/healthz</c> answers.</summary>
-    public static async Task<ServiceProcess> StartAsync(params string[] arguments)
+    public static Task<ServiceProcess> StartAsync(params string[] arguments) => StartAsync(new Dictionary<string, string>(), arguments);
+
+    /// <summary>The same, with <paramref name="environment"/> set for the process (a <c>DOTNET_*</c> knob, say).</summary>
+    public static async Task<ServiceProcess> StartAsync(IReadOnlyDictionary<string, string> environment, params string[] arguments)
     {
         var port = FreePort.Next();
         var info = BuiltProgram.StartInfo("MuxWatch.Service", ["--urls", $"http://127.0.0.1:{port}", .. arguments]);
+        foreach (var (name, value) in environment)
+        {
+            info.Environment[name] = value;
+        }
+
         var process = Process.Start(info) ?? throw new InvalidOperationException("the service did not start");
         var service = new ServiceProcess(process, port);
         process.OutputDataReceived += (_, e) => service.Keep(e.Data);

@@ -20,13 +20,13 @@ internal static class HostileMemory
         Console.WriteLine($"  {"shape",-16} {"peak MB",8} {"end MB",8} {"polls refused",14} {"INFO read",10}");
         foreach (var shape in args.Contains("--shape") ? [args[Array.IndexOf(args, "--shape") + 1]] : (string[])["quiet", "info-10mb", "info-1m-fields", "errors-5mb", "latency-100x1mb"])
         {
-            await MeasureAsync(shape, seconds);
+            await MeasureAsync(shape, seconds, args);
         }
 
         return 0;
     }
 
-    private static async Task MeasureAsync(string shape, int seconds)
+    private static async Task MeasureAsync(string shape, int seconds, string[] args)
     {
         var hugeInfo = shape switch
         {
@@ -67,7 +67,10 @@ internal static class HostileMemory
 
             return hugeError is not null && polled.Contains(command[0]) ? hugeError : null;
         });
+        // The service's heap cap alone (the benchmark's own process builds 100 MB replies and needs its memory).
+        var heapLimit = args.Contains("--service-heap-limit") ? args[Array.IndexOf(args, "--service-heap-limit") + 1] : null;
         await using var service = await ServiceProcess.StartAsync(
+            heapLimit is null ? new Dictionary<string, string>() : new Dictionary<string, string> { ["DOTNET_GCHeapHardLimit"] = heapLimit },
             "--MuxWatch:ProbeInterval=00:00:00.200", "--MuxWatch:PingInterval=00:00:00.200", "--MuxWatch:ServerPollInterval=00:00:00.200",
             "--MuxWatch:Targets:0:Name=hostile", $"--MuxWatch:Targets:0:ConnectionString={hostile.EndPoint}");
         await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(service.Client)).Value("muxwatch_server_last_poll_success_timestamp_seconds", ("endpoint", hostile.EndPoint)) > 0, "a first poll");

@@ -9,6 +9,7 @@ namespace MuxWatch.Service.Tests;
 /// read-only root file system (docker-compose.yml, deploy/kubernetes/), /tmp aside.
 /// </summary>
 [Trait("Category", "ServiceProcess")] // run once more on the container's native build by test.sh
+[Collection(nameof(RunsAlone))] // PackageTests' pack publishes the tool into the app folder's publish/: never beside this snapshot
 public sealed class DiskWriteTests
 {
     [Fact]

@@ -77,6 +77,21 @@ internal static class MultiplexerDiscovery
             return false; // asked from within the question below: MuxWatch's providers step aside
         }
 
+        try
+        {
+            return ClaimsUnguarded(endpoint, builtIn, forAspire);
+        }
+#pragma warning disable CA1031 // asked on the app's own connect: whatever fails here, MuxWatch steps aside and the client's provider answers
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+            t_choosingWithoutMuxWatch = false;
+            return false;
+        }
+    }
+
+    private static bool ClaimsUnguarded(EndPoint endpoint, Type builtIn, bool forAspire)
+    {
         var origin = MultiplexerOrigin.FromCaller();
         // The plain stand-in never answers Aspire, which checks for the client's own type (see the Aspire stand-in).
         if (builtIn == typeof(DefaultOptionsProvider)

@@ -121,20 +121,48 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             {
                 if (covered.Add(endpoints[i]))
                 {
-                    var poller = _pollers.GetOrAdd(endpoints[i], static (name, probe) =>
-                        new EndpointPoller(probe._timelines, probe._timelines.GetOrAdd(name), probe._metrics, probe._time), this);
+                    if (!_pollers.TryGetValue(endpoints[i], out var poller))
+                    {
+                        // A new endpoint: its poller, and the witness's address (a plain connection of MuxWatch's own beside the poller's).
+                        var timeline = _timelines.GetOrAdd(endpoints[i]);
+                        timeline.WitnessAt(servers[i].EndPoint, TlsHostOf(multiplexer, servers[i].EndPoint));
+                        poller = _pollers.GetOrAdd(endpoints[i], static (_, state) =>
+                            new EndpointPoller(state.Probe._timelines, state.Timeline, state.Probe._metrics, state.Probe._time), (Probe: this, Timeline: timeline));
+                    }
+
                     poller.StartIfDue(now, connection, servers[i].EndPoint, settings, stopping);
                 }
             }
         }
 
         // An endpoint that no watched multiplexer has any more (disposed, reconfigured) is no longer
-        // polled, kept or exported.
+        // polled, witnessed, kept or exported.
         foreach (var endpoint in _pollers.Keys.Where(e => !watchedEndpoints.Contains(e)).ToList())
         {
             _pollers.TryRemove(endpoint, out _);
             _timelines.Remove(endpoint);
             _metrics.RemoveServerEndpoint(endpoint);
+        }
+    }
+
+    /// <summary>The name the witness's TLS handshake gives for <paramref name="endpoint"/>: null when the multiplexer does not use TLS.</summary>
+    private static string? TlsHostOf(IConnectionMultiplexer multiplexer, System.Net.EndPoint endpoint)
+    {
+        try
+        {
+            var options = ConfigurationOptions.Parse(multiplexer.Configuration);
+            return !options.Ssl ? null
+                : !string.IsNullOrEmpty(options.SslHost) ? options.SslHost
+                : endpoint switch
+                {
+                    System.Net.DnsEndPoint dns => dns.Host,
+                    System.Net.IPEndPoint ip => ip.Address.ToString(),
+                    _ => null,
+                };
+        }
+        catch (ArgumentException)
+        {
+            return null;
         }
     }
 

@@ -349,7 +349,7 @@ public sealed class ServerTimelineTests
     {
         var options = Options.Create(new MuxWatchOptions());
         var timelines = new ServerTimelines(options);
-        var correlator = new ServerCorrelationStep(timelines, clock);
+        var correlator = new ServerCorrelationStep(timelines, clock, options);
         var pipeline = new TimeoutPipeline([new MessageRulesStep(), correlator], [new TimeoutMetricsSink(_metrics, clock), new TimeoutCounts()], timelines: timelines, time: clock, options: options);
         return (pipeline, timelines);
     }

@@ -85,6 +85,22 @@ public sealed class MuxWatchOptions
     /// </summary>
     public TimeSpan ServerPollInterval { get; set; } = TimeSpan.FromSeconds(10);
 
+    /// <summary>
+    /// Keep a plain connection of MuxWatch's own to each polled endpoint, on a dedicated thread, and PING the
+    /// server on it (default on; needs <see cref="ServerPolling"/>). It is the second witness beside the app's
+    /// connection: when the app's requests wait, whether the server answered MuxWatch meanwhile tells a server
+    /// that stopped (a paused host, swapping: nothing in the slow log) from an app that could not read (its
+    /// pool, a GC pause, its CPU). It sends only PING, never a password (an answer of <c>NOAUTH</c> is an
+    /// answer), one connection per endpoint; docs/diagnosis.md, "Two witnesses".
+    /// </summary>
+    public bool Witness { get; set; } = true;
+
+    /// <summary>
+    /// How often the witness PINGs each endpoint while nothing waits for it (default 1 s, 100 ms to 1 minute);
+    /// every 200 ms while a timeout of that endpoint waits to be settled.
+    /// </summary>
+    public TimeSpan WitnessInterval { get; set; } = TimeSpan.FromSeconds(1);
+
     /// <summary>The longest one poll may take before it counts as failed (default 2 s, 100 ms to 1 minute): the connect and each command time out by it.</summary>
     public TimeSpan ServerPollTimeout { get; set; } = TimeSpan.FromSeconds(2);
 

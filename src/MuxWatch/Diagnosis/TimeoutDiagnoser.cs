@@ -66,6 +66,21 @@ internal static class TimeoutDiagnoser
     /// </summary>
     public const double LateCheckMilliseconds = 2000;
 
+    /// <summary>
+    /// The share of the wait that GC pauses must have taken to explain a timeout on their own (as a server
+    /// event must: <c>TimelineCorrelation.ExplainingShare</c>); from half of it they also explain a stuck pool.
+    /// </summary>
+    public const double ExplainingGcPauseShare = 0.25;
+
+    /// <summary>The share of the wait from which GC pauses count at all (weak): a tenth of it.</summary>
+    public const double ContributingGcPauseShare = 0.1;
+
+    /// <summary>The share of its cores the process must have used over the wait to count as short of CPU.</summary>
+    public const double SaturatedProcessCpuShare = 0.9;
+
+    /// <summary>The share of the wait MuxWatch's sleeping thread must have lost waiting for a CPU to count as the process short of it.</summary>
+    public const double LateWakeShare = 0.25;
+
     /// <summary>Bytes waiting in the socket (<c>in</c>) from which a backlog of unread replies is clear, not incidental.</summary>
     public const double ClearInputBytes = 1024;
 
@@ -73,6 +88,7 @@ internal static class TimeoutDiagnoser
     public static IReadOnlyList<TimeoutCause> PriorityOrder { get; } =
     [
         TimeoutCause.ConnectionLoss,
+        TimeoutCause.GcPause,
         TimeoutCause.ThreadPoolStarvation,
         TimeoutCause.LargePayload,
         TimeoutCause.ClientCpu,
@@ -88,6 +104,7 @@ internal static class TimeoutDiagnoser
         new MessageThreadPoolRule(),
         new SampledThreadPoolRule(),
         new PoolBeforeWaitRule(),
+        new GcPauseRule(),
         new ClientCpuRule(),
         new PayloadRule(),
         new ClientInputRule(),
@@ -113,10 +130,11 @@ internal static class TimeoutDiagnoser
     /// waiting for them time out together and their continuations queue on the pool, so load that
     /// appears during the wait is weighed as a possible consequence, not as the cause.
     /// </param>
-    public static TimeoutDiagnosis Diagnose(RedisErrorReport report, ThreadPoolSnapshot? sampledThreadPool = null, LiveCounters? live = null, ThreadPoolSnapshot? poolBeforeWait = null)
+    /// <param name="runtime">What this process's runtime did over the wait (in-process only): GC pauses, CPU.</param>
+    public static TimeoutDiagnosis Diagnose(RedisErrorReport report, ThreadPoolSnapshot? sampledThreadPool = null, LiveCounters? live = null, ThreadPoolSnapshot? poolBeforeWait = null, RuntimeOverWait? runtime = null)
     {
         ArgumentNullException.ThrowIfNull(report);
-        var input = new DiagnosisInput(report, ClientGeneration.Of(report), sampledThreadPool, live, poolBeforeWait);
+        var input = new DiagnosisInput(report, ClientGeneration.Of(report), sampledThreadPool, live, poolBeforeWait, runtime);
         var found = new Findings();
         foreach (var rule in Rules)
         {

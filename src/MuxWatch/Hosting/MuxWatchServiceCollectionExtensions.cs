@@ -51,6 +51,8 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<TimeoutPipeline>();
         services.AddSingleton<ThreadPoolHistory>();
         services.AddSingleton<ITimeoutStep, ThreadPoolBeforeWaitStep>();
+        services.AddSingleton<RuntimeHistory>();
+        services.AddSingleton<ITimeoutStep, RuntimeOverWaitStep>();
         services.AddSingleton<ITimeoutStep, MessageRulesStep>();
         services.AddSingleton<ServerTimelines>();
         services.AddSingleton<ITimeoutStep, ServerCorrelationStep>();
@@ -79,6 +81,8 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<IPeriodicProbe, CaptureQueueProbe>();
         services.AddSingleton<IPeriodicProbe, OverdueTimeoutsProbe>();
         services.AddHostedService<ProbeLoop>();
+        services.AddSingleton<WitnessThread>();
+        services.AddHostedService(sp => sp.GetRequiredService<WitnessThread>());
         AddProbePackages(builder);
         return builder;
     }

@@ -36,4 +36,14 @@ public enum ServerEventKind
 
     /// <summary>The cluster was down as the node saw it (<c>CLUSTER INFO</c> <c>cluster_state:fail</c>): it refused commands (<c>CLUSTERDOWN</c>).</summary>
     ClusterFail,
+
+    /// <summary>
+    /// MuxWatch's own connection to the server (a plain socket on a dedicated thread, beside the app's) got no
+    /// answer: a PING on it went unanswered for longer than the endpoint's usual round trip. The second
+    /// witness of a stall that the server itself does not record (a paused host, swapping, CPU steal).
+    /// </summary>
+    Silence,
+
+    /// <summary>MuxWatch's own connection could not reach the server: refused, reset or closed (the server went away).</summary>
+    Unreachable,
 }

@@ -35,7 +35,10 @@ public enum TimeoutCause
     /// <summary>A fork, BGSAVE or AOF rewrite ran on the server while the request waited (server correlation).</summary>
     Persistence,
 
-    /// <summary>The client machine's CPU was saturated (<c>Local-CPU</c> near 100%): nothing of the client ran on time.</summary>
+    /// <summary>
+    /// The client was short of CPU: the machine's (<c>Local-CPU</c> near 100%) or, in-process, this process's
+    /// (its CPU time near the cores it has, or a dedicated thread of MuxWatch's woken late): nothing of the client ran on time.
+    /// </summary>
     ClientCpu,
 
     /// <summary>
@@ -43,4 +46,10 @@ public enum TimeoutCause
     /// role change on the timeline, server correlation); connection failures and timeouts are its consequence.
     /// </summary>
     Failover,
+
+    /// <summary>
+    /// Blocking garbage collections in this process paused every thread for a large share of the wait
+    /// (<c>GC.GetTotalPauseDuration</c> over it, in-process only): the server answered, the app could not read.
+    /// </summary>
+    GcPause,
 }

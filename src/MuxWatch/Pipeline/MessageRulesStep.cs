@@ -8,5 +8,5 @@ internal sealed class MessageRulesStep : ITimeoutStep
     public TimeoutStepStage Stage => TimeoutStepStage.Diagnose;
 
     public void Apply(TimeoutContext timeout) =>
-        timeout.Diagnosis = TimeoutDiagnoser.Diagnose(timeout.Report, timeout.Observation.ThreadPoolAtCatch, timeout.LiveCounters, timeout.ThreadPoolBeforeWait);
+        timeout.Diagnosis = TimeoutDiagnoser.Diagnose(timeout.Report, timeout.Observation.ThreadPoolAtCatch, timeout.LiveCounters, timeout.ThreadPoolBeforeWait, timeout.Runtime);
 }

@@ -1,11 +1,15 @@
+using Microsoft.Extensions.Options;
+using MuxWatch.Configuration;
 using MuxWatch.Diagnosis;
+using MuxWatch.Model;
 using MuxWatch.State;
 
 namespace MuxWatch.Pipeline;
 
 /// <summary>
 /// The correlator: ties each timeout to what its endpoint's server did while the request waited
-/// (<see cref="TimelineCorrelation"/>), and holds it open until the server has been polled past the catch.
+/// (<see cref="TimelineCorrelation"/>) and to what MuxWatch's own connection to it saw meanwhile
+/// (<see cref="WitnessCorrelation"/>), and holds it open until the server has been polled past the catch.
 /// </summary>
 /// <remarks>
 /// The fork or slow command that explains a timeout is usually seen at the next poll, after the timeout
@@ -15,7 +19,7 @@ namespace MuxWatch.Pipeline;
 /// started after the catch has completed, or the settle time is up. A timeout whose endpoint is not
 /// polled (posted from elsewhere, polling off) is final at once.
 /// </remarks>
-internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvider time) : ITimeoutStep
+internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvider time, IOptions<MuxWatchOptions> options) : ITimeoutStep
 {
     public TimeoutStepStage Stage => TimeoutStepStage.Correlate;
 
@@ -35,11 +39,33 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
             events = [.. events, .. promotions]; // this node failed over: the promotion is on its replica's timeline
         }
 
-        timeout.Diagnosis = TimelineCorrelation.Refine(before, events, from, to);
+        var refined = TimelineCorrelation.Refine(before, events, from, to);
+        timeout.Diagnosis = WitnessCorrelation.Refine(refined, Witnessed(timeline, from, to, now), from, to);
         if (timeline.CompleteThrough is not { } through || through < to)
         {
             timeout.AwaitTimeline(timeline.Endpoint);
             timeline.RequestPoll(); // settle it at the next cycle, not at the calm poll interval
         }
     }
+
+    /// <summary>What the witness saw around the window: silences (reaching back to its last answer before each), unreachability, prompt answers.</summary>
+    private WitnessReport Witnessed(ServerTimeline timeline, DateTimeOffset from, DateTimeOffset to, DateTimeOffset now)
+    {
+        var near = timeline.Overlapping(from - WitnessCorrelation.AfterSilence, to, now);
+        var reachBack = options.Value.WitnessInterval + WitnessThreadTick;
+        var silences = near.Where(e => e.Kind == ServerEventKind.Silence)
+            .Select(e =>
+            {
+                // The PING that went unanswered was sent up to an interval after the server stopped: the silence
+                // began after its last answer, at the latest when that PING was sent.
+                var lastAnswer = timeline.LastAnsweredBefore(e.Start);
+                var start = lastAnswer is { } answered && answered >= e.Start - reachBack ? answered : e.Start;
+                return (From: start, To: e.End ?? now);
+            })
+            .ToList();
+        var unreachable = near.Where(e => e.Kind == ServerEventKind.Unreachable).ToList();
+        return new WitnessReport(silences, unreachable, timeline.AnsweredWithin(from, to));
+    }
+
+    private static readonly TimeSpan WitnessThreadTick = RuntimeHistory.Tick;
 }

@@ -41,6 +41,9 @@ public sealed class TimeoutContext
     /// <summary>The thread pool as MuxWatch sampled it just before the request started waiting (in-process sources only).</summary>
     public ThreadPoolSnapshot? ThreadPoolBeforeWait { get; set; }
 
+    /// <summary>What this process's runtime did over the wait (in-process sources only, once sampled).</summary>
+    internal RuntimeOverWait? Runtime { get; set; }
+
     /// <summary>The diagnosis so far; a later step may replace it (the correlator refines <c>server-stall</c>).</summary>
     public TimeoutDiagnosis? Diagnosis { get; set; }
 
@@ -74,6 +77,7 @@ public sealed class TimeoutContext
         Multiplexer = Multiplexer,
         LiveCounters = LiveCounters,
         ThreadPoolBeforeWait = ThreadPoolBeforeWait,
+        Runtime = Runtime,
         Diagnosis = diagnosed,
     };
 }

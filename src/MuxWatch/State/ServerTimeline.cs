@@ -12,6 +12,9 @@ public sealed class ServerTimeline
     /// <summary>The most events kept per endpoint, whatever the retention.</summary>
     public const int MaxEvents = 10_000;
 
+    /// <summary>The witness's prompt answers kept: minutes at its calm cadence, most of a minute at its hurried one.</summary>
+    internal const int MaxWitnessAnswers = 256;
+
     private readonly Lock _gate = new();
     private readonly List<ServerEvent> _ended = [];
     private readonly Dictionary<ServerEventKind, ServerEvent> _running = [];
@@ -25,8 +28,13 @@ public sealed class ServerTimeline
     private long _dropped;
     private IReadOnlySet<string>? _clusterMembers;
     private volatile bool _pollWanted;
+    private WitnessTarget? _witnessTarget;
 
     private IReadOnlyList<string> _droppedValues = [];
+
+    private readonly WitnessAnswer[] _answers = new WitnessAnswer[MaxWitnessAnswers];
+    private int _answerCount;
+    private int _nextAnswer;
 
     /// <summary>Creates the timeline of <paramref name="endpoint"/>, keeping events for <paramref name="retention"/>.</summary>
     public ServerTimeline(string endpoint, TimeSpan retention)
@@ -83,8 +91,76 @@ public sealed class ServerTimeline
     internal void NoteClusterMembers(IReadOnlyCollection<string> members) =>
         Volatile.Write(ref _clusterMembers, members.ToHashSet(StringComparer.OrdinalIgnoreCase));
 
+    /// <summary>
+    /// Where MuxWatch's witness (a plain connection of its own, on a dedicated thread) reaches this endpoint's
+    /// server, and the name its TLS handshake gives (null: no TLS). Set by the probe package that polls the
+    /// endpoint; the witness starts once it is set and stops when the timeline is removed.
+    /// </summary>
+    public void WitnessAt(System.Net.EndPoint address, string? tlsHost)
+    {
+        ArgumentNullException.ThrowIfNull(address);
+        Volatile.Write(ref _witnessTarget, new WitnessTarget(address, tlsHost));
+    }
+
+    /// <summary>Where the witness reaches the server; null until <see cref="WitnessAt"/>.</summary>
+    internal WitnessTarget? Witness => Volatile.Read(ref _witnessTarget);
+
     /// <summary>Asks for the next poll to come soon (a timeout waits for it); the next completed poll answers it.</summary>
     public void RequestPoll() => _pollWanted = true;
+
+    /// <summary>
+    /// Notes that MuxWatch's own connection (the witness) got a prompt answer to a PING sent at
+    /// <paramref name="sent"/>: the server was answering then. Not an event (there is one a second); the last
+    /// <see cref="MaxWitnessAnswers"/> are kept for the correlator.
+    /// </summary>
+    internal void NoteAnswered(DateTimeOffset sent, DateTimeOffset answered)
+    {
+        lock (_gate)
+        {
+            _answers[_nextAnswer] = new WitnessAnswer(sent, answered);
+            _nextAnswer = (_nextAnswer + 1) % MaxWitnessAnswers;
+            _answerCount = Math.Min(_answerCount + 1, MaxWitnessAnswers);
+        }
+    }
+
+    /// <summary>The witness's prompt answers to PINGs sent at or after <paramref name="from"/> and answered by <paramref name="to"/>, oldest first.</summary>
+    internal IReadOnlyList<WitnessAnswer> AnsweredWithin(DateTimeOffset from, DateTimeOffset to)
+    {
+        lock (_gate)
+        {
+            var found = new List<WitnessAnswer>();
+            for (var i = 0; i < _answerCount; i++)
+            {
+                var answer = _answers[i];
+                if (answer.Sent >= from && answer.Answered <= to)
+                {
+                    found.Add(answer);
+                }
+            }
+
+            found.Sort(static (a, b) => a.Sent.CompareTo(b.Sent));
+            return found;
+        }
+    }
+
+    /// <summary>The latest prompt answer the witness got at or before <paramref name="time"/>; null when none is kept.</summary>
+    internal DateTimeOffset? LastAnsweredBefore(DateTimeOffset time)
+    {
+        lock (_gate)
+        {
+            DateTimeOffset? last = null;
+            for (var i = 0; i < _answerCount; i++)
+            {
+                var answered = _answers[i].Answered;
+                if (answered <= time && (last is null || answered > last))
+                {
+                    last = answered;
+                }
+            }
+
+            return last;
+        }
+    }
 
     /// <summary>Events dropped to keep within <see cref="MaxEvents"/>.</summary>
     public long DroppedEvents => Interlocked.Read(ref _dropped);
@@ -316,3 +392,8 @@ public sealed class ServerTimeline
         }
     }
 }
+
+/// <summary>Where the witness reaches an endpoint's server.</summary>
+/// <param name="Address">The server's address.</param>
+/// <param name="TlsHost">The name the TLS handshake gives; null without TLS.</param>
+internal sealed record WitnessTarget(System.Net.EndPoint Address, string? TlsHost);

@@ -103,6 +103,9 @@ public sealed class ServerTimelines(IOptions<MuxWatchOptions> options)
     private IReadOnlySet<string>? Listing(string endpoint) =>
         Find(endpoint)?.ClusterMembers is { } members && members.Contains(endpoint) ? members : null;
 
+    /// <summary>Every timeline, in no order, without a copy (the witness thread walks them every second).</summary>
+    internal IEnumerable<ServerTimeline> Unordered => _byEndpoint.Values;
+
     /// <summary>Stops keeping <paramref name="endpoint"/> (its multiplexer went away).</summary>
     public void Remove(string endpoint) => _byEndpoint.TryRemove(endpoint, out _);
 

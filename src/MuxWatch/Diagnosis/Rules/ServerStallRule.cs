@@ -14,7 +14,8 @@ internal sealed class ServerStallRule : IDiagnosisRule
     public void Apply(DiagnosisInput input, Findings found)
     {
         if (found.Has(TimeoutCause.ThreadPoolStarvation, EvidenceWeight.Clear) || found.Has(TimeoutCause.ClientInputBacklog, EvidenceWeight.Clear)
-            || found.Has(TimeoutCause.LargePayload) || found.Has(TimeoutCause.ClientCpu, EvidenceWeight.Strong))
+            || found.Has(TimeoutCause.LargePayload) || found.Has(TimeoutCause.ClientCpu, EvidenceWeight.Strong)
+            || found.Has(TimeoutCause.GcPause, EvidenceWeight.Strong))
         {
             return;
         }

@@ -1,0 +1,35 @@
+using System.Globalization;
+using MuxWatch.Model;
+
+namespace MuxWatch.Diagnosis.Rules;
+
+/// <summary>
+/// Rule 5a, the app itself paused (in-process only): blocking garbage collections stopped every thread of
+/// the process for a share of the wait (<c>GC.GetTotalPauseDuration</c> over it). The server answered; nothing
+/// of the client ran to read it, so the unread bytes (<c>in</c>), a busy pool or a missed heartbeat that
+/// the message shows are the pause's doing.
+/// </summary>
+internal sealed class GcPauseRule : IDiagnosisRule
+{
+    /// <summary>Pauses shorter than this in total are noise whatever the wait.</summary>
+    private const double MinimumPauseMs = 50;
+
+    public void Apply(DiagnosisInput input, Findings found)
+    {
+        if (input.Runtime is not { } runtime || runtime.GcPauseMs < MinimumPauseMs || runtime.GcPauseShare < TimeoutDiagnoser.ContributingGcPauseShare)
+        {
+            return;
+        }
+
+        var share = runtime.GcPauseShare;
+        var weight = share >= 2 * TimeoutDiagnoser.ExplainingGcPauseShare ? EvidenceWeight.Overriding
+            : share >= TimeoutDiagnoser.ExplainingGcPauseShare ? EvidenceWeight.Strong
+            : EvidenceWeight.Weak;
+        found.Add(TimeoutCause.GcPause, weight, string.Create(CultureInfo.InvariantCulture,
+            $"blocking garbage collections paused every thread of this process for {runtime.GcPauseMs:0} ms of the {runtime.WaitMs:0} ms around the wait ({share:P0}; GC.GetTotalPauseDuration, sampled by MuxWatch): ")
+            + (weight >= EvidenceWeight.Strong
+                ? "the server's reply could not be read while the process was stopped"
+                : "contributing, not enough on its own"),
+            "sampled:gc-pause");
+    }
+}

@@ -1,0 +1,242 @@
+using System.Globalization;
+using MuxWatch.Model;
+
+namespace MuxWatch.Diagnosis;
+
+/// <summary>
+/// What MuxWatch's own connection (the witness: a plain socket on a dedicated thread, beside the app's) saw
+/// while a request waited, around its window.
+/// </summary>
+/// <param name="Silences">The witness's silences near the window, each reaching back to the last answer before it.</param>
+/// <param name="Unreachable">When the witness could not reach the server near the window (refused, reset).</param>
+/// <param name="Answers">Prompt answers to PINGs sent after the request started waiting and answered before it gave up.</param>
+internal sealed record WitnessReport(
+    IReadOnlyList<(DateTimeOffset From, DateTimeOffset To)> Silences,
+    IReadOnlyList<ServerEvent> Unreachable,
+    IReadOnlyList<WitnessAnswer> Answers)
+{
+    /// <summary>True when the witness has something to say about the window.</summary>
+    public bool Any => Silences.Count > 0 || Unreachable.Count > 0 || Answers.Count > 0;
+}
+
+/// <summary>
+/// Reads the second witness against a timeout's diagnosis: the rules of docs/diagnosis.md ("Two witnesses").
+/// Pure: the same facts give the same answer.
+/// </summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item>The witness could not reach the server (refused, reset) over the wait: the server went away, <c>connection-loss</c>.</item>
+/// <item>The witness went unanswered too over a share of the wait: the server, or the path to it, stopped.
+/// What the server logged names it (a slow command, a fork: the timeline's correlation, kept); else
+/// <c>server-stall</c>, with what stalls a server without a trace. What the app's client did about the
+/// silence (gave up on its connection, piled continuations on the pool) is its consequence.</item>
+/// <item>The witness was answered promptly while the request waited: the server was answering, so no
+/// server cause; the cause is in the app (its pool, a GC pause, its CPU, its reader) or on its path.</item>
+/// </list>
+/// </remarks>
+internal static class WitnessCorrelation
+{
+    /// <summary>The share of the wait the witness must have gone unanswered for to call the server silent over it.</summary>
+    public const double SilentShare = TimelineCorrelation.ExplainingShare;
+
+    /// <summary>
+    /// How long after a silence a lost connection is still its consequence: 3.x gives up on a connection
+    /// after seconds without a reply, and the requests that wait for it to be re-made time out after the
+    /// server is back.
+    /// </summary>
+    public static readonly TimeSpan AfterSilence = TimeSpan.FromSeconds(10);
+
+    private static readonly HashSet<TimeoutCause> ServerCauses =
+        [TimeoutCause.ServerStall, TimeoutCause.SlowCommand, TimeoutCause.Persistence, TimeoutCause.Failover];
+
+    /// <summary>The refined diagnosis of a request that waited over [<paramref name="from"/>, <paramref name="to"/>].</summary>
+    public static TimeoutDiagnosis Refine(TimeoutDiagnosis diagnosis, WitnessReport witness, DateTimeOffset from, DateTimeOffset to)
+    {
+        ArgumentNullException.ThrowIfNull(diagnosis);
+        ArgumentNullException.ThrowIfNull(witness);
+        if (!witness.Any || diagnosis.WeightOf(diagnosis.Cause) == EvidenceWeight.Configuration)
+        {
+            return diagnosis; // nothing seen, or a refused password: no witness changes a configuration failure
+        }
+
+        var waitMs = Math.Max(1, (to - from).TotalMilliseconds);
+        if (witness.Unreachable.FirstOrDefault(u => u.Overlaps(from, to, to)) is { } gone)
+        {
+            return Gone(diagnosis, gone);
+        }
+
+        var silentMs = Covered(witness.Silences, from, to);
+        if (silentMs >= SilentShare * waitMs && witness.Answers.Count == 0)
+        {
+            return Silent(diagnosis, witness.Silences, silentMs, waitMs, from, to);
+        }
+
+        if (diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Silences.Any(s => s.To >= from - AfterSilence && s.To <= to))
+        {
+            // Caught after the server came back: the client dropped its connection during the silence.
+            var silence = witness.Silences.Where(s => s.To <= to).MaxBy(s => s.To);
+            return Silent(diagnosis, [silence], 0, waitMs, from, to);
+        }
+
+        return witness.Answers.Count > 0 && silentMs < SilentShare * waitMs ? Answered(diagnosis, witness.Answers, from) : diagnosis;
+    }
+
+    private static TimeoutDiagnosis Gone(TimeoutDiagnosis diagnosis, ServerEvent gone)
+    {
+        var line = Evidence.Finding(TimeoutCause.ConnectionLoss, EvidenceWeight.Strong,
+            $"MuxWatch's own connection could not reach the server either ({gone.Outcome ?? "refused"}, from {Clock(gone.Start)}{(gone.End is { } end ? $" to {Clock(end)}" : ", still")}): the server went away",
+            "witness");
+        if (diagnosis.Cause == TimeoutCause.ConnectionLoss)
+        {
+            return diagnosis with { Evidence = [line, .. diagnosis.Evidence], Confidence = DiagnosisConfidence.High };
+        }
+
+        return Promote(diagnosis, TimeoutCause.ConnectionLoss, line,
+            $"connection-loss outranks {diagnosis.Cause.ToName()}: the server could not be reached from this process at all, so every other sign is its consequence",
+            DiagnosisConfidence.High);
+    }
+
+    private static TimeoutDiagnosis Silent(TimeoutDiagnosis diagnosis, IReadOnlyList<(DateTimeOffset From, DateTimeOffset To)> silences, double silentMs, double waitMs, DateTimeOffset from, DateTimeOffset to)
+    {
+        var silence = silences.Where(s => s.From <= to).MaxBy(s => s.To);
+        var covering = silentMs > 0
+            ? string.Create(CultureInfo.InvariantCulture, $", {Math.Min(100, 100 * silentMs / waitMs):0}% of this request's wait")
+            : $", which ended {Seconds(to - silence.To)} before this request gave up";
+        var text = $"MuxWatch's own connection got no answer either: the server did not answer it from {Clock(silence.From)} to {Clock(silence.To)} ({Seconds(silence.To - silence.From)}){covering}: the server, or the path to it, stopped";
+        var explained = diagnosis.Confidence == DiagnosisConfidence.High
+            && (ServerCauses.Contains(diagnosis.Cause) || diagnosis.Cause == TimeoutCause.LargePayload && diagnosis.Evidence.Any(e => e.Fields.Contains("server:timeline")));
+        if (explained || diagnosis.Cause == TimeoutCause.ServerStall)
+        {
+            // The server's own record names what stopped it, or the message already says the server: one more witness.
+            var seconded = Evidence.Finding(diagnosis.Cause, EvidenceWeight.Strong, text, "witness");
+            List<Evidence> lines = [.. diagnosis.Evidence];
+            lines.Insert(Math.Min(1, lines.Count), seconded);
+            if (diagnosis.Cause == TimeoutCause.ServerStall)
+            {
+                lines.Add(Evidence.Note(UntracedFor(diagnosis)));
+            }
+
+            return diagnosis with { Evidence = lines, Confidence = DiagnosisConfidence.High };
+        }
+
+        var stall = Evidence.Finding(TimeoutCause.ServerStall, EvidenceWeight.Strong, text, "witness");
+        var promoted = Promote(diagnosis, TimeoutCause.ServerStall, stall,
+            $"server-stall outranks {diagnosis.Cause.ToName()}: the server answered neither the app nor MuxWatch's own connection, which waits on a thread of its own; "
+            + $"a server that stops makes the client give up on its connection and piles the waiting calls' continuations on the pool, so {diagnosis.Cause.ToName()} here is its consequence",
+            DiagnosisConfidence.High, markConsequence: true);
+        return promoted with { Evidence = [.. promoted.Evidence, Evidence.Note(UntracedFor(diagnosis))] };
+    }
+
+    private static TimeoutDiagnosis Answered(TimeoutDiagnosis diagnosis, IReadOnlyList<WitnessAnswer> answers, DateTimeOffset from)
+    {
+        var first = answers[0];
+        var text = string.Create(CultureInfo.InvariantCulture,
+            $"not the server: MuxWatch's own connection was answered {(answers.Count == 1 ? "once" : $"{answers.Count} times")} while this request waited (a PING sent {(first.Sent - from).TotalMilliseconds:0} ms into the wait, answered in {(first.Answered - first.Sent).TotalMilliseconds:0.#} ms), so the server was answering: the wait was in this app (its pool, a GC pause, its CPU, a reader behind a large reply) or on its path to the server");
+        var serverSide = ServerCauses.Contains(diagnosis.Cause) && diagnosis.Confidence != DiagnosisConfidence.High;
+        var clientDrop = diagnosis.Cause == TimeoutCause.ConnectionLoss;
+        if (!serverSide && !clientDrop && diagnosis.Cause != TimeoutCause.Unknown)
+        {
+            return diagnosis.Cause is TimeoutCause.SlowCommand or TimeoutCause.Persistence or TimeoutCause.Failover
+                ? diagnosis // the server's own record explains the wait; an answer on another connection does not undo it
+                : diagnosis with { Evidence = [.. diagnosis.Evidence, Evidence.Finding(diagnosis.Cause, EvidenceWeight.Strong, text, "witness")] };
+        }
+
+        // A server cause (or a connection the client dropped, or nothing) while the server was answering: the
+        // heaviest sign in the app takes its place.
+        var candidate = diagnosis.Causes
+            .Where(c => !ServerCauses.Contains(c) && c is not TimeoutCause.Unknown and not TimeoutCause.ConnectionLoss)
+            .OrderByDescending(diagnosis.WeightOf)
+            .ThenBy(c => IndexOf(c))
+            .Cast<TimeoutCause?>()
+            .FirstOrDefault();
+        if (candidate is not { } inApp)
+        {
+            if (clientDrop)
+            {
+                return diagnosis with { Evidence = [.. diagnosis.Evidence, Evidence.Note(text + "; the app's connection was dropped on the app's side")] };
+            }
+
+            var unknown = new TimeoutDiagnosis(TimeoutCause.Unknown, [TimeoutCause.Unknown, .. diagnosis.Causes.Where(c => c != TimeoutCause.Unknown)],
+                [Evidence.Note(text), .. diagnosis.Evidence.Where(e => e.Role != EvidenceRole.Why).Select(Excluded)], CauseAdvice.For(TimeoutCause.Unknown))
+            {
+                Confidence = DiagnosisConfidence.Medium,
+                Weights = diagnosis.Weights,
+            };
+            return unknown;
+        }
+
+        var line = Evidence.Finding(inApp, EvidenceWeight.Strong, text, "witness");
+        return Promote(diagnosis, inApp, line,
+            $"{inApp.ToName()} outranks {diagnosis.Cause.ToName()}: the server answered MuxWatch's own connection while this request waited, so the wait was in the app",
+            diagnosis.WeightOf(inApp) >= EvidenceWeight.Clear ? DiagnosisConfidence.High : DiagnosisConfidence.Medium,
+            excludeServer: true);
+    }
+
+    /// <summary>The diagnosis with <paramref name="cause"/> first: the new line, then the old evidence (the old primary's a consequence when asked).</summary>
+    private static TimeoutDiagnosis Promote(TimeoutDiagnosis diagnosis, TimeoutCause cause, Evidence line, string why, DiagnosisConfidence confidence, bool markConsequence = false, bool excludeServer = false)
+    {
+        var previous = diagnosis.Cause;
+        var kept = diagnosis.Evidence
+            .Where(e => e.Role != EvidenceRole.Why)
+            .Select(e => markConsequence && e.Role == EvidenceRole.Finding && e.Cause == previous && !e.AroseDuringWait ? e with { Role = EvidenceRole.Consequence }
+                : excludeServer && e.Cause is { } c && ServerCauses.Contains(c) ? Excluded(e)
+                : e);
+        var ownLines = kept.Where(e => e.Cause == cause && e.Role == EvidenceRole.Finding).ToList();
+        var causes = new[] { cause }.Concat(diagnosis.Causes.Where(c => c != TimeoutCause.Unknown || previous == TimeoutCause.Unknown)).Distinct()
+            .Where(c => c != TimeoutCause.Unknown).ToList();
+        var weights = diagnosis.Weights.ToDictionary(entry => entry.Key, entry => entry.Value);
+        weights[cause] = EvidenceWeight.Strong > diagnosis.WeightOf(cause) ? EvidenceWeight.Strong : diagnosis.WeightOf(cause);
+        return new TimeoutDiagnosis(cause, causes, [line, .. ownLines, .. kept.Except(ownLines), Evidence.Why(why)], CauseAdvice.For(cause))
+        {
+            Confidence = confidence,
+            Weights = weights,
+        };
+    }
+
+    /// <summary>A server sign the witness's answers rule out, kept as a note of what the message said.</summary>
+    private static Evidence Excluded(Evidence evidence) =>
+        evidence.Cause is { } cause && ServerCauses.Contains(cause) && evidence.Role == EvidenceRole.Finding
+            ? Evidence.Note($"{cause.ToName()} ruled out by the witness: {evidence.Text}")
+            : evidence;
+
+    /// <summary>How much of [<paramref name="from"/>, <paramref name="to"/>] the silences cover, in milliseconds (overlaps counted once).</summary>
+    private static double Covered(IReadOnlyList<(DateTimeOffset From, DateTimeOffset To)> silences, DateTimeOffset from, DateTimeOffset to)
+    {
+        var covered = 0.0;
+        var reached = from;
+        foreach (var (start, end) in silences.OrderBy(s => s.From))
+        {
+            var s = start > reached ? start : reached;
+            var e = end < to ? end : to;
+            if (e > s)
+            {
+                covered += (e - s).TotalMilliseconds;
+                reached = e;
+            }
+        }
+
+        return covered;
+    }
+
+    private static int IndexOf(TimeoutCause cause)
+    {
+        var index = TimeoutDiagnoser.PriorityOrder.ToList().IndexOf(cause);
+        return index < 0 ? int.MaxValue : index;
+    }
+
+    /// <summary>What stalls a server without a trace in its slow log or its persistence counters.</summary>
+    internal const string Untraced =
+        "what stalls a server without a trace is outside Redis's own work: the host paused (a VM migrated or snapshotted, a container frozen), swapping, CPU steal, "
+        + "appendfsync always on a slow disk (INFO persistence: aof_delayed_fsync), an eviction or expiry storm, a module: look at the server host's metrics at that minute";
+
+    private static string UntracedFor(TimeoutDiagnosis diagnosis) =>
+        diagnosis.Evidence.Any(e => e.Fields.Contains("server:timeline"))
+            ? "nothing on the server's timeline blocked it for long enough (a save running beside the server blocks nothing; only its fork does); " + Untraced
+            : "nothing on the server's timeline explains it (no slow command, fork, save, load or restart logged over the wait); " + Untraced;
+
+    private static string Clock(DateTimeOffset time) => time.UtcDateTime.ToString("HH:mm:ss.f", CultureInfo.InvariantCulture);
+
+    private static string Seconds(TimeSpan span) => span.TotalMilliseconds < 1000
+        ? string.Create(CultureInfo.InvariantCulture, $"{span.TotalMilliseconds:0} ms")
+        : string.Create(CultureInfo.InvariantCulture, $"{span.TotalSeconds:0.#} s");
+}

@@ -1,0 +1,23 @@
+namespace MuxWatch.Model;
+
+/// <summary>
+/// What this process's runtime did while a request waited, from the samples of MuxWatch's dedicated
+/// thread (in-process only): how long garbage collections paused every thread, how much CPU the process
+/// used, and how late a thread that only sleeps woke (the process not given the CPU).
+/// </summary>
+/// <param name="WaitMs">The span the figures cover, in milliseconds (the wait, to the samples' precision).</param>
+/// <param name="GcPauseMs">Milliseconds every managed thread was paused by blocking collections (<c>GC.GetTotalPauseDuration</c>).</param>
+/// <param name="CpuMs">CPU milliseconds the process used (user and system).</param>
+/// <param name="LateWakeMs">Milliseconds MuxWatch's sleeping thread woke late in total, GC pauses taken out.</param>
+/// <param name="Cores">The cores the process may use (<c>Environment.ProcessorCount</c>: a container's CPU limit included).</param>
+internal sealed record RuntimeOverWait(double WaitMs, double GcPauseMs, double CpuMs, double LateWakeMs, int Cores)
+{
+    /// <summary>The share of the wait spent in GC pauses, 0 to 1.</summary>
+    public double GcPauseShare => WaitMs <= 0 ? 0 : Math.Min(1, GcPauseMs / WaitMs);
+
+    /// <summary>The share of the cores the process used over the wait, 0 to 1.</summary>
+    public double CpuShare => WaitMs <= 0 || Cores <= 0 ? 0 : Math.Min(1, CpuMs / (WaitMs * Cores));
+
+    /// <summary>The share of the wait MuxWatch's thread lost waiting for a CPU, 0 to 1.</summary>
+    public double LateWakeShare => WaitMs <= 0 ? 0 : Math.Min(1, LateWakeMs / WaitMs);
+}

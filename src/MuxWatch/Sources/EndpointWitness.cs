@@ -1,0 +1,320 @@
+using System.Net;
+using System.Net.Security;
+using System.Net.Sockets;
+using MuxWatch.Model;
+using MuxWatch.State;
+
+namespace MuxWatch.Sources;
+
+/// <summary>
+/// MuxWatch's own plain connection to one endpoint, the second witness beside the app's: a PING at a time,
+/// timed on <see cref="WitnessThread"/>'s dedicated thread, so that its answer is read when it arrives
+/// whatever the app's thread pool is doing. What it sees goes on the endpoint's timeline: prompt answers
+/// (<see cref="ServerTimeline.NoteAnswered"/>), a silence (<see cref="ServerEventKind.Silence"/>: a PING
+/// unanswered for longer than the usual round trip) and the server gone (<see cref="ServerEventKind.Unreachable"/>).
+/// </summary>
+/// <remarks>
+/// <para>
+/// Written by hand on a socket, not with the client: the client reads replies on the thread pool (3.x) and
+/// completes them through it, so a witness made with it would fall silent exactly when the app's pool is
+/// starved, and take the app's starvation for the server's. Nothing but <c>PING</c> is ever sent.
+/// </para>
+/// <para>
+/// It never authenticates: a server that wants a password answers <c>-NOAUTH</c>, and any answer proves the
+/// server's event loop ran. So no secret travels on it, which is also why, over TLS, it does not check the
+/// server's certificate (it only measures whether something answers at that address; the app's and the
+/// poller's connections check it). A connection it never managed to make (a server that wants a client
+/// certificate) is no witness at all, never a server that went away.
+/// </para>
+/// <para>
+/// Not thread-safe: only the witness thread calls <see cref="Step"/>, <see cref="Read"/> and <see cref="Dispose"/>;
+/// its connects run on the pool and are picked up by the thread when done.
+/// </para>
+/// </remarks>
+internal sealed class EndpointWitness : IDisposable
+{
+    /// <summary>How long a connect may take, TLS handshake included.</summary>
+    internal static readonly TimeSpan ConnectTimeout = TimeSpan.FromSeconds(2);
+
+    /// <summary>How long one unanswered PING is waited for before the connection is re-made (the silence goes on until an answer).</summary>
+    internal static readonly TimeSpan GiveUpAfter = TimeSpan.FromSeconds(30);
+
+    /// <summary>A silence starts this long past the endpoint's usual round trip.</summary>
+    internal const double SilenceMarginMs = 100;
+
+    private static readonly TimeSpan ReconnectEvery = TimeSpan.FromSeconds(1);
+    private static readonly byte[] Ping = "PING\r\n"u8.ToArray();
+
+    private readonly ServerTimeline _timeline;
+    private readonly EndPoint _address;
+    private readonly string? _tlsHost;
+    private readonly TimeProvider _time;
+    private readonly byte[] _buffer = new byte[512];
+    private Task<Connection>? _connecting;
+    private Connection? _connection;
+    private int _buffered;
+    private bool _awaiting;
+    private long _sentTimestamp;
+    private DateTimeOffset _sentAt;
+    private double _gcAtSend;
+    private DateTimeOffset _nextSend;
+    private DateTimeOffset _nextConnect;
+    private bool _silent;
+    private bool _everConnected;
+    private DateTimeOffset? _lostAt;
+    private string? _lostHow;
+    private bool _unreachable;
+    private double _typicalRoundTripMs = 1;
+
+    /// <summary>Creates the witness of <paramref name="timeline"/>'s endpoint at <paramref name="address"/>; TLS when <paramref name="tlsHost"/> is given.</summary>
+    public EndpointWitness(ServerTimeline timeline, EndPoint address, string? tlsHost, TimeProvider time)
+    {
+        _timeline = timeline;
+        _address = address;
+        _tlsHost = tlsHost;
+        _time = time;
+    }
+
+    /// <summary>The socket to watch for an answer, while a PING waits for one.</summary>
+    public Socket? AwaitingAnswer => _awaiting ? _connection?.Socket : null;
+
+    /// <summary>How long past the sending a PING counts as unanswered: the usual round trip, four times over, plus <see cref="SilenceMarginMs"/>.</summary>
+    public double SilentAfterMs => SilenceMarginMs + 4 * _typicalRoundTripMs;
+
+    /// <summary>
+    /// One tick: picks up a finished connect, sends a PING when one is due (every <paramref name="interval"/>),
+    /// and marks a silence once the PING in flight has waited too long. <paramref name="gcPauseMs"/> is the
+    /// process's cumulative GC pause: the time this thread itself was paused is not the server's.
+    /// </summary>
+    public void Step(DateTimeOffset now, double gcPauseMs, TimeSpan interval)
+    {
+        if (_connection is null)
+        {
+            PickUpConnect(now);
+            return;
+        }
+
+        if (_awaiting)
+        {
+            var waited = WaitedMs(gcPauseMs);
+            if (!_silent && waited > SilentAfterMs)
+            {
+                _silent = true;
+                _timeline.Begin(ServerEventKind.Silence, _sentAt);
+            }
+
+            if (waited > GiveUpAfter.TotalMilliseconds)
+            {
+                Lose(now, "no answer for 30 s"); // re-made; the silence goes on until something answers
+            }
+
+            return;
+        }
+
+        if (now < _nextSend)
+        {
+            return;
+        }
+
+        try
+        {
+            _connection.Stream.Write(Ping);
+        }
+        catch (Exception ex) when (ex is IOException or SocketException or ObjectDisposedException)
+        {
+            Lose(now, Describe(ex));
+            return;
+        }
+
+        _sentTimestamp = _time.GetTimestamp();
+        _sentAt = now;
+        _gcAtSend = gcPauseMs;
+        _awaiting = true;
+        _nextSend = now + interval;
+    }
+
+    /// <summary>Reads what arrived on the socket (it was readable); an answer line ends the PING in flight.</summary>
+    public void Read(DateTimeOffset now, double gcPauseMs)
+    {
+        if (_connection is not { } connection)
+        {
+            return;
+        }
+
+        int read;
+        try
+        {
+            read = connection.Stream.Read(_buffer, _buffered, _buffer.Length - _buffered);
+        }
+        catch (Exception ex) when (ex is IOException or SocketException or ObjectDisposedException)
+        {
+            Lose(now, Describe(ex));
+            return;
+        }
+
+        if (read == 0)
+        {
+            Lose(now, "closed by the server");
+            return;
+        }
+
+        _buffered += read;
+        if (Array.IndexOf(_buffer, (byte)'\n', 0, _buffered) < 0)
+        {
+            if (_buffered == _buffer.Length)
+            {
+                Lose(now, "an answer that is not Redis's"); // 512 bytes without a line end: not a PING's answer
+            }
+
+            return;
+        }
+
+        _buffered = 0;
+        if (!_awaiting)
+        {
+            return;
+        }
+
+        _awaiting = false;
+        var roundTrip = WaitedMs(gcPauseMs);
+        if (_silent)
+        {
+            _silent = false;
+            _timeline.End(ServerEventKind.Silence, now, null, now);
+        }
+        else if (roundTrip > SilentAfterMs)
+        {
+            _timeline.Add(new ServerEvent(ServerEventKind.Silence, _sentAt, now) { DurationMs = roundTrip }, now);
+        }
+        else
+        {
+            _timeline.NoteAnswered(_sentAt, now);
+            _typicalRoundTripMs = Math.Min(1000, (0.9 * _typicalRoundTripMs) + (0.1 * roundTrip));
+        }
+    }
+
+    /// <summary>Closes the connection (the endpoint is no longer watched, or MuxWatch stops).</summary>
+    public void Dispose()
+    {
+        _connection?.Dispose();
+        _connection = null;
+        if (_connecting is { } connecting)
+        {
+            _ = connecting.ContinueWith(static done => done.Result.Dispose(), CancellationToken.None, TaskContinuationOptions.OnlyOnRanToCompletion, TaskScheduler.Default);
+        }
+    }
+
+    /// <summary>Milliseconds since the PING was sent, the GC pauses since then taken out (this thread was paused too).</summary>
+    private double WaitedMs(double gcPauseMs) =>
+        Math.Max(0, _time.GetElapsedTime(_sentTimestamp).TotalMilliseconds - Math.Max(0, gcPauseMs - _gcAtSend));
+
+    private void PickUpConnect(DateTimeOffset now)
+    {
+        if (_connecting is null)
+        {
+            if (now >= _nextConnect)
+            {
+                _connecting = ConnectAsync();
+            }
+
+            return;
+        }
+
+        if (!_connecting.IsCompleted)
+        {
+            return;
+        }
+
+        var connecting = _connecting;
+        _connecting = null;
+        if (connecting.IsCompletedSuccessfully)
+        {
+            _connection = connecting.Result;
+            _everConnected = true;
+            _nextSend = now;
+            if (_unreachable)
+            {
+                _unreachable = false;
+                _timeline.End(ServerEventKind.Unreachable, now, _lostHow, now);
+            }
+
+            _lostAt = null;
+            return;
+        }
+
+        _nextConnect = now + ReconnectEvery;
+        var failure = connecting.Exception?.InnerException;
+
+        // Only a server that answered before and now refuses or resets counts as gone: a connection never
+        // made (a client certificate wanted, a name not resolved yet) or refused by TLS is no witness at all.
+        if (_everConnected && !_unreachable && failure is SocketException or OperationCanceledException)
+        {
+            _unreachable = true;
+            _lostHow = _lostHow is null ? Describe(failure) : $"{_lostHow}, then {Describe(failure)}";
+            _timeline.Begin(ServerEventKind.Unreachable, _lostAt ?? now);
+        }
+    }
+
+    private void Lose(DateTimeOffset now, string how)
+    {
+        _connection?.Dispose();
+        _connection = null;
+        _awaiting = false;
+        _buffered = 0;
+        _lostAt ??= now;
+        _lostHow = how;
+        _nextConnect = now; // re-made at once: a connection the server merely closed is back within a tick
+    }
+
+    private async Task<Connection> ConnectAsync()
+    {
+        var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true, ReceiveTimeout = 200, SendTimeout = 200 };
+        try
+        {
+            using var timeout = new CancellationTokenSource(ConnectTimeout);
+            await socket.ConnectAsync(_address, timeout.Token).ConfigureAwait(false);
+            Stream stream = new NetworkStream(socket, ownsSocket: true);
+            if (_tlsHost is { } host)
+            {
+                var tls = new SslStream(stream, leaveInnerStreamOpen: false);
+                var options = new SslClientAuthenticationOptions
+                {
+                    TargetHost = host,
+
+                    // Nothing secret is sent on this connection, only PING: see the remarks above.
+#pragma warning disable CA5359 // the witness measures whether the server answers; it sends no credential to protect
+                    RemoteCertificateValidationCallback = static (_, _, _, _) => true,
+#pragma warning restore CA5359
+                };
+                await tls.AuthenticateAsClientAsync(options, timeout.Token).ConfigureAwait(false);
+                stream = tls;
+            }
+
+            return new Connection(socket, stream);
+        }
+        catch
+        {
+            socket.Dispose();
+            throw;
+        }
+    }
+
+    private static string Describe(Exception? failure) => failure switch
+    {
+        SocketException { SocketErrorCode: SocketError.ConnectionRefused } => "refused",
+        SocketException { SocketErrorCode: SocketError.ConnectionReset } => "reset",
+        SocketException { SocketErrorCode: SocketError.TimedOut } or OperationCanceledException => "timed out",
+        IOException { InnerException: SocketException inner } => Describe(inner),
+        SocketException socket => socket.SocketErrorCode.ToString(),
+        _ => failure?.GetType().Name ?? "failed",
+    };
+
+    private sealed record Connection(Socket Socket, Stream Stream) : IDisposable
+    {
+        public void Dispose()
+        {
+            Stream.Dispose();
+            Socket.Dispose();
+        }
+    }
+}

@@ -1,0 +1,194 @@
+using System.Collections.Concurrent;
+using System.Net;
+using System.Net.Sockets;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+using MuxWatch.Configuration;
+using MuxWatch.State;
+
+namespace MuxWatch.Sources;
+
+/// <summary>
+/// MuxWatch's second witness, on a thread of its own: every <see cref="Tick"/> it samples this process's
+/// runtime into <see cref="RuntimeHistory"/> (GC pauses, CPU time, how late it woke), and it keeps one
+/// <see cref="EndpointWitness"/> per polled endpoint, whose PINGs it sends and whose answers it reads.
+/// </summary>
+/// <remarks>
+/// <para>
+/// One thread for every endpoint, not one each: it waits on all the sockets with a PING in flight at once
+/// (<c>Socket.Select</c>), so 500 endpoints cost one thread and a PING each per
+/// <see cref="MuxWatchOptions.WitnessInterval"/>. An endpoint with a timeout waiting to be settled (its
+/// timeline's <see cref="ServerTimeline.PollSoon"/>) is asked every 200 ms instead, so the timeouts that follow
+/// the first of a burst are witnessed closely.
+/// </para>
+/// <para>
+/// Why a dedicated thread: what it witnesses (a starved pool, the process short of CPU) would delay a pool
+/// thread, and a witness that waits for the pool reports the app's trouble as the server's. A GC pause
+/// stops this thread as well: the pause is taken out of every round trip it times.
+/// </para>
+/// </remarks>
+internal sealed partial class WitnessThread : IHostedService, IDisposable
+{
+    /// <summary>How often the runtime is sampled and the sockets are looked at.</summary>
+    internal static readonly TimeSpan Tick = RuntimeHistory.Tick;
+
+    /// <summary>The PING interval of an endpoint with a timeout waiting for it.</summary>
+    internal static readonly TimeSpan HurriedInterval = TimeSpan.FromMilliseconds(200);
+
+    /// <summary>How often the witnesses are matched to the timelines (endpoints come and go rarely).</summary>
+    private static readonly TimeSpan ReconcileEvery = TimeSpan.FromSeconds(1);
+
+    /// <summary>Lateness within this is the timer's own slack, not a process short of CPU.</summary>
+    private const double TimerSlackMs = 2;
+
+    private readonly ConcurrentDictionary<ServerTimeline, EndpointWitness> _witnesses = new();
+    private readonly List<Socket> _waiting = [];
+    private readonly Dictionary<Socket, EndpointWitness> _bySocket = [];
+    private readonly ServerTimelines _timelines;
+    private readonly RuntimeHistory _runtime;
+    private readonly TimeProvider _time;
+    private readonly IOptions<MuxWatchOptions> _options;
+    private readonly ILogger _logger;
+    private readonly CancellationTokenSource _stopping = new();
+    private Thread? _thread;
+    private double _lateWakeMs;
+    private DateTimeOffset _nextReconcile;
+
+    public WitnessThread(ServerTimelines timelines, RuntimeHistory runtime, TimeProvider time, IOptions<MuxWatchOptions> options, ILogger<WitnessThread>? logger = null)
+    {
+        _timelines = timelines;
+        _runtime = runtime;
+        _time = time;
+        _options = options;
+        _logger = (ILogger?)logger ?? NullLogger.Instance;
+    }
+
+    /// <summary>The endpoints witnessed now.</summary>
+    public IReadOnlyCollection<string> Endpoints => [.. _witnesses.Keys.Select(timeline => timeline.Endpoint)];
+
+    public Task StartAsync(CancellationToken cancellationToken)
+    {
+        _thread = new Thread(Run) { IsBackground = true, Name = "MuxWatch witness" };
+        _thread.Start();
+        return Task.CompletedTask;
+    }
+
+    public Task StopAsync(CancellationToken cancellationToken)
+    {
+        _stopping.Cancel();
+        _thread?.Join(TimeSpan.FromSeconds(2));
+        return Task.CompletedTask;
+    }
+
+    public void Dispose()
+    {
+        _stopping.Cancel();
+        if (_thread is null || !_thread.IsAlive || _thread.Join(TimeSpan.FromSeconds(2)))
+        {
+            foreach (var witness in _witnesses.Values)
+            {
+                witness.Dispose();
+            }
+        }
+
+        _stopping.Dispose();
+    }
+
+    private void Run()
+    {
+        var stopping = _stopping.Token;
+        while (!stopping.IsCancellationRequested)
+        {
+            try
+            {
+                Cycle(stopping);
+            }
+#pragma warning disable CA1031 // the witness's thread must never take the process down
+            catch (Exception ex)
+#pragma warning restore CA1031
+            {
+                LogCycleFailed(_logger, ex.GetType().Name, ex);
+                stopping.WaitHandle.WaitOne(Tick);
+            }
+        }
+    }
+
+    private void Cycle(CancellationToken stopping)
+    {
+        var now = _time.GetUtcNow();
+        if (now >= _nextReconcile)
+        {
+            Reconcile();
+            _nextReconcile = now + ReconcileEvery;
+        }
+
+        var gcPause = GC.GetTotalPauseDuration().TotalMilliseconds;
+        _runtime.Add(now, gcPause, Environment.CpuUsage.TotalTime.TotalMilliseconds, _lateWakeMs);
+
+        var calm = _options.Value.WitnessInterval;
+        _waiting.Clear();
+        _bySocket.Clear();
+        foreach (var (timeline, witness) in _witnesses)
+        {
+            var hurried = timeline.PollSoon && HurriedInterval < calm;
+            witness.Step(now, gcPause, hurried ? HurriedInterval : calm);
+            if (witness.AwaitingAnswer is { } socket)
+            {
+                _waiting.Add(socket);
+                _bySocket[socket] = witness;
+            }
+        }
+
+        var started = _time.GetTimestamp();
+        if (_waiting.Count == 0)
+        {
+            stopping.WaitHandle.WaitOne(Tick);
+        }
+        else
+        {
+            Socket.Select(_waiting, null, null, (int)Tick.TotalMicroseconds); // leaves in _waiting the sockets with something to read
+        }
+
+        var waited = _time.GetElapsedTime(started).TotalMilliseconds;
+        var gcAfter = GC.GetTotalPauseDuration().TotalMilliseconds;
+        if (_waiting.Count == 0)
+        {
+            // Slept the whole tick: anything past it (the GC's own pause aside) is time the process waited for a CPU.
+            _lateWakeMs += Math.Max(0, waited - Tick.TotalMilliseconds - (gcAfter - gcPause) - TimerSlackMs);
+            return;
+        }
+
+        var readAt = _time.GetUtcNow();
+        foreach (var socket in _waiting)
+        {
+            _bySocket[socket].Read(readAt, gcAfter);
+        }
+    }
+
+    /// <summary>A witness for each timeline with a witness address (witnessing on), none for the others or those removed.</summary>
+    private void Reconcile()
+    {
+        var wanted = _options.Value.Witness;
+        foreach (var timeline in _timelines.Unordered)
+        {
+            if (wanted && timeline.Witness is { } target && !_witnesses.ContainsKey(timeline))
+            {
+                _witnesses[timeline] = new EndpointWitness(timeline, target.Address, target.TlsHost, _time);
+            }
+        }
+
+        foreach (var (timeline, witness) in _witnesses)
+        {
+            if (!wanted || !ReferenceEquals(_timelines.Find(timeline.Endpoint), timeline))
+            {
+                _witnesses.TryRemove(timeline, out _);
+                witness.Dispose();
+            }
+        }
+    }
+
+    [LoggerMessage(EventId = 70, Level = LogLevel.Warning, Message = "The witness thread's cycle failed ({Reason}); it goes on")]
+    private static partial void LogCycleFailed(ILogger logger, string reason, Exception exception);
+}

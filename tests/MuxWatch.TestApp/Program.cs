@@ -6,11 +6,16 @@
 //                                        arrive, its multiplexer watched with MeasurePubSubLag: print "slow: <lag>" once MuxWatch's
 //                                        delivery lag passes the sleep, then make the handler fast and print "fast: <lag>" once the lag
 //                                        is back under 250 ms, then the muxwatch_pubsub_ lines, each prefixed "metrics: "; exit 1 on a deadline
-//   MuxWatch.TestApp stall <host:port> [bgsave]
+//   MuxWatch.TestApp stall <host:port> [bgsave|pause|kill|quiet-bgsave]
 //                                        an app on its own default pool (2 cores: minimum 2) watching its multiplexer at the defaults:
 //                                        50 async GETs and a sync GET in flight while the server sleeps in DEBUG SLEEP 2 (with a BGSAVE
-//                                        sent just before it, if asked, whose fork falls inside the wait); print each recorded timeout as a JSON line once all are settled, then
+//                                        sent just before it, if asked, whose fork falls inside the wait); "pause" stops the server's
+//                                        process instead (SIGSTOP for 5 s: a paused host, nothing in the slow log); "kill" kills it
+//                                        (SIGKILL) before the calls; "quiet-bgsave" turns the
+//                                        slow log off and sleeps 3 s while a BGSAVE runs; print each recorded timeout as a JSON line once all are settled, then
 //                                        "thrown: N" and the muxwatch_timeouts_total lines, each prefixed "metrics: "
+//   MuxWatch.TestApp gc <host:port>      an app whose heap holds millions of small objects, running GETs (async and sync, 500 ms
+//                                        timeouts) while blocking full collections pause it; output as for stall
 using System.Reflection;
 using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
@@ -37,10 +42,15 @@ if (args is ["starve", var watchedEndpoint])
 }
 
 ConnectionMultiplexer? stallingApp = null;
-if (args is ["stall", var stallEndpoint, ..])
+if (args is ["stall" or "gc", var stallEndpoint, ..])
 {
     // The app's own multiplexer, observed as an app registers it; the probe and the server poll at their defaults.
     builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:01";
+    if (args is [_, _, "kill"])
+    {
+        builder.Configuration["MuxWatch:CorrelationSettleTimeout"] = "00:00:05"; // a dead server is never polled again
+    }
+
     stallingApp = await ConnectionMultiplexer.ConnectAsync($"{stallEndpoint},syncTimeout=500,asyncTimeout=500,abortConnect=false");
     watched.AddMultiplexer("app", _ => stallingApp);
 }
@@ -60,7 +70,8 @@ var exitCode = args switch
     ["starve", var endpoint] => await StarveAsync(host.Services, endpoint, registry),
     ["storm", var count] when int.TryParse(count, out var n) && n > 0 => await StormAsync(host.Services, n),
     ["pubsub", _] => await PubSubAsync(subscribingApp!, registry),
-    ["stall", var endpoint, .. var rest] => await StallAsync(host.Services, stallingApp!, endpoint, rest is ["bgsave"], registry),
+    ["stall", var endpoint, .. var rest] => await StallAsync(host.Services, stallingApp!, endpoint, rest is [var variant] ? variant : "sleep", registry),
+    ["gc", var endpoint] => await GcPauseAsync(host.Services, stallingApp!, endpoint, registry),
     _ => 2,
 };
 await host.StopAsync();
@@ -80,6 +91,10 @@ static async Task<int> StarveAsync(IServiceProvider services, string endpoint, C
 {
     using var redis = await ConnectionMultiplexer.ConnectAsync($"{endpoint},syncTimeout=1000");
     var db = redis.GetDatabase();
+
+    // MuxWatch running as in an app that has been up a while: the endpoint polled, its witness answered.
+    var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
+    await WaitAsync(() => timelines.Find(endpoint)?.Status().WitnessAnsweredAt is not null);
     db.StringSet("muxwatch:starved", "value");
 
     // Far more blocking work items than the pool's minimum. Replies from Redis are processed on pool
@@ -186,17 +201,23 @@ static async Task<int> StormAsync(IServiceProvider services, int count)
     return 0;
 }
 
-static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, bool duringBgsave, CollectorRegistry registry)
+static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, string variant, CollectorRegistry registry)
 {
+    var duringBgsave = variant is "bgsave" or "quiet-bgsave";
     // The test's own control connection, not watched: it makes the server sleep, as an operator's command would.
     using var control = await ConnectionMultiplexer.ConnectAsync($"{endpoint},allowAdmin=true,syncTimeout=15000,asyncTimeout=15000");
     var server = control.GetServer(control.GetEndPoints()[0]);
     var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
-    await WaitAsync(() => timelines.Find(endpoint)?.CompleteThrough is not null);
+    await WaitAsync(() => timelines.Find(endpoint) is { CompleteThrough: not null } timeline && timeline.Status().WitnessAnsweredAt is not null);
     if (duringBgsave)
     {
         await server.ExecuteAsync("DEBUG", "POPULATE", "2000");
         await server.ExecuteAsync("CONFIG", "SET", "rdb-key-save-delay", "5000"); // the save then runs about 10 s
+    }
+
+    if (variant == "quiet-bgsave")
+    {
+        await server.ExecuteAsync("CONFIG", "SET", "slowlog-log-slower-than", "-1"); // the slow log off: the sleep leaves no trace
     }
 
     // Wait for a probe cycle after the last setup step, so the pool sample before the wait is a quiet one.
@@ -212,8 +233,21 @@ static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplex
         await server.ExecuteAsync("BGSAVE");
     }
 
-    var sleeping = server.ExecuteAsync("DEBUG", "SLEEP", "2");
-    await WaitUntilBlockedAsync(endpoint); // the calls start only once the server is really asleep
+    var sleeping = variant switch
+    {
+        "pause" => PauseProcessAsync(control, TimeSpan.FromSeconds(5)),
+        "kill" => KillProcessAsync(control, endpoint),
+        "quiet-bgsave" => server.ExecuteAsync("DEBUG", "SLEEP", "3"),
+        _ => server.ExecuteAsync("DEBUG", "SLEEP", "2"),
+    };
+    if (variant == "kill")
+    {
+        await sleeping; // the calls start once the server is gone
+    }
+    else
+    {
+        await WaitUntilBlockedAsync(endpoint); // the calls start only once the server is really asleep
+    }
     var thrown = 0;
     var calls = Enumerable.Range(0, 50).Select(async _ =>
     {
@@ -247,6 +281,131 @@ static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplex
     }
 
     // Every timeout of the app's own calls recorded and settled (the poll after the stall explains them).
+    return await ReportAsync(services, thrown, registry);
+}
+
+// Stops the server's process for the span (SIGSTOP, then SIGCONT), as a paused VM or a swapping host stops it:
+// no command runs long, nothing is logged, the same process and connections afterwards.
+static async Task<RedisResult> PauseProcessAsync(ConnectionMultiplexer control, TimeSpan span)
+{
+    var info = await control.GetServer(control.GetEndPoints()[0]).InfoAsync("server");
+    var pid = info.SelectMany(group => group).Single(pair => pair.Key == "process_id").Value;
+    using (var stop = System.Diagnostics.Process.Start("kill", ["-STOP", pid]))
+    {
+        await stop.WaitForExitAsync();
+    }
+
+    try
+    {
+        await Task.Delay(span); // the length of the fault being induced, not a wait for a condition
+    }
+    finally
+    {
+        using var resume = System.Diagnostics.Process.Start("kill", ["-CONT", pid]);
+        await resume.WaitForExitAsync();
+    }
+
+    return RedisResult.Create(RedisValue.Null);
+}
+
+// Kills the server's process (SIGKILL, as a crash or an OOM kill does) and returns once it refuses connections.
+static async Task<RedisResult> KillProcessAsync(ConnectionMultiplexer control, string endpoint)
+{
+    var info = await control.GetServer(control.GetEndPoints()[0]).InfoAsync("server");
+    var pid = info.SelectMany(group => group).Single(pair => pair.Key == "process_id").Value;
+    using (var kill = System.Diagnostics.Process.Start("kill", ["-KILL", pid]))
+    {
+        await kill.WaitForExitAsync();
+    }
+
+    var separator = endpoint.LastIndexOf(':');
+    var deadline = DateTime.UtcNow.AddSeconds(5);
+    while (DateTime.UtcNow < deadline)
+    {
+        using var socket = new System.Net.Sockets.TcpClient();
+        try
+        {
+            await socket.ConnectAsync(endpoint[..separator], int.Parse(endpoint[(separator + 1)..], System.Globalization.CultureInfo.InvariantCulture));
+        }
+        catch (System.Net.Sockets.SocketException)
+        {
+            return RedisResult.Create(RedisValue.Null);
+        }
+
+        await Task.Delay(20);
+    }
+
+    throw new TimeoutException("the killed server still accepted connections");
+}
+
+static async Task<int> GcPauseAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, CollectorRegistry registry)
+{
+    _ = app;
+    var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
+    await WaitAsync(() => timelines.Find(endpoint) is { CompleteThrough: not null } timeline && timeline.Status().WitnessAnsweredAt is not null);
+
+    // A heap like a big cache's: millions of small live objects, which a full blocking collection must mark one by one.
+    var heap = new object[40_000_000];
+    for (var i = 0; i < heap.Length; i++)
+    {
+        heap[i] = new byte[24];
+    }
+
+    var db = app.GetDatabase();
+    await db.StringSetAsync("muxwatch:gc", "v");
+    var thrown = 0;
+    using var done = new CancellationTokenSource();
+    var callers = Enumerable.Range(0, 8).Select(_ => Task.Run(async () =>
+    {
+        while (!done.IsCancellationRequested)
+        {
+            try
+            {
+                await db.StringGetAsync("muxwatch:gc");
+            }
+            catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
+            {
+                Interlocked.Increment(ref thrown);
+            }
+        }
+    })).ToList();
+    var sync = new Thread(() =>
+    {
+        while (!done.IsCancellationRequested)
+        {
+            try
+            {
+                db.StringGet("muxwatch:gc");
+            }
+            catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
+            {
+                Interlocked.Increment(ref thrown);
+            }
+        }
+    });
+    sync.Start();
+    var pauses = new List<double>();
+    for (var round = 0; round < 6 && Volatile.Read(ref thrown) < 8; round++)
+    {
+        var before = GC.GetTotalPauseDuration();
+        GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+        pauses.Add((GC.GetTotalPauseDuration() - before).TotalMilliseconds);
+        var loop = services.GetRequiredService<ProbeLoopHealth>();
+        var cycles = loop.Cycles;
+        await WaitAsync(() => loop.Cycles > cycles + 1); // let the timeouts of this pause be thrown and read before the next
+    }
+
+    await done.CancelAsync();
+    await Task.WhenAll(callers);
+    sync.Join();
+    GC.KeepAlive(heap);
+    Console.WriteLine("pauses: " + string.Join(' ', pauses.Select(p => p.ToString("0", System.Globalization.CultureInfo.InvariantCulture))));
+    return await ReportAsync(services, thrown, registry);
+}
+
+// Every timeout of the app's own calls recorded and settled; printed as JSON lines, then "thrown: N" and the counters.
+static async Task<int> ReportAsync(IServiceProvider services, int thrown, CollectorRegistry registry)
+{
     var recent = services.GetRequiredService<RecentTimeouts>();
     bool AllIn() => recent.Newest().Count(t => t.Source == "first-chance" && t.Multiplexer == "app") >= thrown && recent.Newest().All(t => t.Settled);
     await WaitAsync(AllIn);

@@ -49,8 +49,22 @@ internal static class WitnessCorrelation
     private static readonly HashSet<TimeoutCause> ServerCauses =
         [TimeoutCause.ServerStall, TimeoutCause.SlowCommand, TimeoutCause.Persistence, TimeoutCause.Failover];
 
+    /// <summary>
+    /// How long after a failure the witness may notice the server gone: it reads its socket every tick and
+    /// calls the server gone once a connect is refused, a tick or two after the app's connection broke.
+    /// </summary>
+    public static readonly TimeSpan NoticedWithin = TimeSpan.FromSeconds(1);
+
     /// <summary>The refined diagnosis of a request that waited over [<paramref name="from"/>, <paramref name="to"/>].</summary>
-    public static TimeoutDiagnosis Refine(TimeoutDiagnosis diagnosis, WitnessReport witness, DateTimeOffset from, DateTimeOffset to)
+    /// <param name="diagnosis">The diagnosis so far.</param>
+    /// <param name="witness">What the witness saw around the window.</param>
+    /// <param name="from">When the request started waiting.</param>
+    /// <param name="to">When it gave up.</param>
+    /// <param name="waited">
+    /// False for a connection failure, whose window is only the client's default timeout guessed back from
+    /// it: an answer inside it proves nothing about the failure, so only the server gone or silent is read.
+    /// </param>
+    public static TimeoutDiagnosis Refine(TimeoutDiagnosis diagnosis, WitnessReport witness, DateTimeOffset from, DateTimeOffset to, bool waited = true)
     {
         ArgumentNullException.ThrowIfNull(diagnosis);
         ArgumentNullException.ThrowIfNull(witness);
@@ -60,7 +74,7 @@ internal static class WitnessCorrelation
         }
 
         var waitMs = Math.Max(1, (to - from).TotalMilliseconds);
-        if (witness.Unreachable.FirstOrDefault(u => u.Overlaps(from, to, to)) is { } gone)
+        if (witness.Unreachable.FirstOrDefault(u => u.Overlaps(from, to + NoticedWithin, to + NoticedWithin)) is { } gone)
         {
             return Gone(diagnosis, gone);
         }
@@ -78,7 +92,7 @@ internal static class WitnessCorrelation
             return Silent(diagnosis, [silence], 0, waitMs, from, to);
         }
 
-        return witness.Answers.Count > 0 && silentMs < SilentShare * waitMs ? Answered(diagnosis, witness.Answers, from) : diagnosis;
+        return waited && witness.Answers.Count > 0 && silentMs < SilentShare * waitMs ? Answered(diagnosis, witness.Answers, from) : diagnosis;
     }
 
     private static TimeoutDiagnosis Gone(TimeoutDiagnosis diagnosis, ServerEvent gone)
@@ -120,10 +134,12 @@ internal static class WitnessCorrelation
         }
 
         var stall = Evidence.Finding(TimeoutCause.ServerStall, EvidenceWeight.Strong, text, "witness");
-        var promoted = Promote(diagnosis, TimeoutCause.ServerStall, stall,
-            $"server-stall outranks {diagnosis.Cause.ToName()}: the server answered neither the app nor MuxWatch's own connection, which waits on a thread of its own; "
-            + $"a server that stops makes the client give up on its connection and piles the waiting calls' continuations on the pool, so {diagnosis.Cause.ToName()} here is its consequence",
-            DiagnosisConfidence.High, markConsequence: true);
+        var previous = diagnosis.Cause.ToName();
+        var why = ServerCauses.Contains(diagnosis.Cause)
+            ? $"server-stall outranks {previous}: the server answered neither the app nor MuxWatch's own connection, and what it logged ({previous}) did not block it for long enough to explain that"
+            : $"server-stall outranks {previous}: the server answered neither the app nor MuxWatch's own connection, which waits on a thread of its own; "
+                + $"a server that stops makes the client give up on its connection and piles the waiting calls' continuations on the pool, so {previous} here is its consequence";
+        var promoted = Promote(diagnosis, TimeoutCause.ServerStall, stall, why, DiagnosisConfidence.High, markConsequence: true);
         return promoted with { Evidence = [.. promoted.Evidence, Evidence.Note(UntracedFor(diagnosis))] };
     }
 
@@ -138,7 +154,12 @@ internal static class WitnessCorrelation
         {
             return diagnosis.Cause is TimeoutCause.SlowCommand or TimeoutCause.Persistence or TimeoutCause.Failover
                 ? diagnosis // the server's own record explains the wait; an answer on another connection does not undo it
-                : diagnosis with { Evidence = [.. diagnosis.Evidence, Evidence.Finding(diagnosis.Cause, EvidenceWeight.Strong, text, "witness")] };
+                : diagnosis with
+                {
+                    // The server ruled out, the sign in the app no longer has a server stall to be the consequence of.
+                    Evidence = [.. diagnosis.Evidence, Evidence.Finding(diagnosis.Cause, EvidenceWeight.Strong, text, "witness")],
+                    Confidence = diagnosis.WeightOf(diagnosis.Cause) >= EvidenceWeight.Clear ? DiagnosisConfidence.High : DiagnosisConfidence.Medium,
+                };
         }
 
         // A server cause (or a connection the client dropped, or nothing) while the server was answering: the
@@ -178,7 +199,8 @@ internal static class WitnessCorrelation
         var previous = diagnosis.Cause;
         var kept = diagnosis.Evidence
             .Where(e => e.Role != EvidenceRole.Why)
-            .Select(e => markConsequence && e.Role == EvidenceRole.Finding && e.Cause == previous && !e.AroseDuringWait ? e with { Role = EvidenceRole.Consequence }
+            .Select(e => markConsequence && e.Role == EvidenceRole.Finding && e.Cause is { } server && ServerCauses.Contains(server) && server != cause ? e with { Role = EvidenceRole.Contributing }
+                : markConsequence && e.Role == EvidenceRole.Finding && e.Cause == previous && !e.AroseDuringWait ? e with { Role = EvidenceRole.Consequence }
                 : excludeServer && e.Cause is { } c && ServerCauses.Contains(c) ? Excluded(e)
                 : e);
         var ownLines = kept.Where(e => e.Cause == cause && e.Role == EvidenceRole.Finding).ToList();

@@ -19,4 +19,16 @@ public sealed record ServerPollingStatus(
 {
     /// <summary>What the last poll left out because it could not be believed (an absurd slow-log timestamp or duration), with why; empty when nothing was.</summary>
     public IReadOnlyList<string> Dropped { get; init; } = [];
+
+    /// <summary>
+    /// When MuxWatch's own plain connection to the server (the witness) was last answered promptly; null
+    /// before its first answer or with the witness off (docs/diagnosis.md, "Two witnesses").
+    /// </summary>
+    public DateTimeOffset? WitnessAnsweredAt { get; init; }
+
+    /// <summary>The round trip of that answer, in milliseconds.</summary>
+    public double? WitnessRoundTripMs { get; init; }
+
+    /// <summary>Since when the witness has gone unanswered (a silence running), or could not reach the server; null while it is answered.</summary>
+    public DateTimeOffset? WitnessSilentSince { get; init; }
 }

@@ -40,7 +40,8 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
         }
 
         var refined = TimelineCorrelation.Refine(before, events, from, to);
-        timeout.Diagnosis = WitnessCorrelation.Refine(refined, Witnessed(timeline, from, to, now), from, to);
+        var waited = timeout.Report.Kind is not (RedisErrorKind.ConnectionFailure or RedisErrorKind.NoConnection);
+        timeout.Diagnosis = WitnessCorrelation.Refine(refined, Witnessed(timeline, from, to, now), from, to, waited);
         if (timeline.CompleteThrough is not { } through || through < to)
         {
             timeout.AwaitTimeline(timeline.Endpoint);
@@ -51,7 +52,7 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
     /// <summary>What the witness saw around the window: silences (reaching back to its last answer before each), unreachability, prompt answers.</summary>
     private WitnessReport Witnessed(ServerTimeline timeline, DateTimeOffset from, DateTimeOffset to, DateTimeOffset now)
     {
-        var near = timeline.Overlapping(from - WitnessCorrelation.AfterSilence, to, now);
+        var near = timeline.Overlapping(from - WitnessCorrelation.AfterSilence, to + WitnessCorrelation.NoticedWithin, now);
         var reachBack = options.Value.WitnessInterval + WitnessThreadTick;
         var silences = near.Where(e => e.Kind == ServerEventKind.Silence)
             .Select(e =>

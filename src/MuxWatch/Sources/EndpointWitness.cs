@@ -27,13 +27,15 @@ namespace MuxWatch.Sources;
 /// certificate) is no witness at all, never a server that went away.
 /// </para>
 /// <para>
-/// Not thread-safe: only the witness thread calls <see cref="Step"/>, <see cref="Read"/> and <see cref="Dispose"/>;
-/// its connects run on the pool and are picked up by the thread when done.
+/// Not thread-safe: only the witness thread calls <see cref="Step"/>, <see cref="Read"/> and <see cref="Dispose"/>.
+/// Its connects are the thread's too (a non-blocking connect looked at each tick): a connect whose
+/// completion waited for a pool thread would never finish while the pool is starved, when it is needed.
+/// Only a host name's resolution runs on the pool, and an address needs none.
 /// </para>
 /// </remarks>
 internal sealed class EndpointWitness : IDisposable
 {
-    /// <summary>How long a connect may take, TLS handshake included.</summary>
+    /// <summary>How long a connect may take (the TLS handshake after it has its sockets' timeouts).</summary>
     internal static readonly TimeSpan ConnectTimeout = TimeSpan.FromSeconds(2);
 
     /// <summary>How long one unanswered PING is waited for before the connection is re-made (the silence goes on until an answer).</summary>
@@ -50,7 +52,9 @@ internal sealed class EndpointWitness : IDisposable
     private readonly string? _tlsHost;
     private readonly TimeProvider _time;
     private readonly byte[] _buffer = new byte[512];
-    private Task<Connection>? _connecting;
+    private Task<IPAddress[]>? _resolving;
+    private Socket? _connecting;
+    private long _connectStarted;
     private Connection? _connection;
     private int _buffered;
     private bool _awaiting;
@@ -198,10 +202,8 @@ internal sealed class EndpointWitness : IDisposable
     {
         _connection?.Dispose();
         _connection = null;
-        if (_connecting is { } connecting)
-        {
-            _ = connecting.ContinueWith(static done => done.Result.Dispose(), CancellationToken.None, TaskContinuationOptions.OnlyOnRanToCompletion, TaskScheduler.Default);
-        }
+        _connecting?.Dispose();
+        _connecting = null;
     }
 
     /// <summary>Milliseconds since the PING was sent, the GC pauses since then taken out (this thread was paused too).</summary>
@@ -210,44 +212,153 @@ internal sealed class EndpointWitness : IDisposable
 
     private void PickUpConnect(DateTimeOffset now)
     {
-        if (_connecting is null)
+        if (_connecting is { } socket)
         {
-            if (now >= _nextConnect)
+            PickUpSocket(now, socket);
+            return;
+        }
+
+        if (_resolving is { IsCompleted: true } resolving)
+        {
+            _resolving = null;
+            if (resolving.IsCompletedSuccessfully && resolving.Result.Length > 0)
             {
-                _connecting = ConnectAsync();
+                StartConnect(now, new IPEndPoint(resolving.Result[0], ((DnsEndPoint)_address).Port));
+            }
+            else
+            {
+                Failed(now, resolving.Exception?.InnerException);
             }
 
             return;
         }
 
-        if (!_connecting.IsCompleted)
+        if (_resolving is not null || now < _nextConnect)
         {
             return;
         }
 
-        var connecting = _connecting;
+        switch (_address)
+        {
+            case IPEndPoint ip:
+                StartConnect(now, ip);
+                break;
+            case DnsEndPoint dns when IPAddress.TryParse(dns.Host, out var literal):
+                StartConnect(now, new IPEndPoint(literal, dns.Port));
+                break;
+            case DnsEndPoint dns:
+                _resolving = Dns.GetHostAddressesAsync(dns.Host);
+                break;
+            default:
+                _nextConnect = DateTimeOffset.MaxValue; // a Unix socket or the like: no witness
+                break;
+        }
+    }
+
+    /// <summary>Starts a non-blocking connect, looked at on the next ticks.</summary>
+    private void StartConnect(DateTimeOffset now, IPEndPoint target)
+    {
+        var socket = new Socket(target.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true, Blocking = false };
+        try
+        {
+            socket.Connect(target);
+        }
+        catch (SocketException ex) when (ex.SocketErrorCode is SocketError.WouldBlock or SocketError.InProgress)
+        {
+            // Under way: looked at each tick.
+        }
+        catch (SocketException ex)
+        {
+            socket.Dispose();
+            Failed(now, ex);
+            return;
+        }
+
+        _connecting = socket;
+        _connectStarted = _time.GetTimestamp();
+    }
+
+    /// <summary>Picks up a connect that finished (or failed, or took too long); the TLS handshake then runs here, on sockets that time out.</summary>
+    private void PickUpSocket(DateTimeOffset now, Socket socket)
+    {
+        Exception? failure = null;
+        try
+        {
+            if (socket.Poll(0, SelectMode.SelectError))
+            {
+                failure = new SocketException((int)socket.GetSocketOption(SocketOptionLevel.Socket, SocketOptionName.Error)!);
+            }
+            else if (!socket.Poll(0, SelectMode.SelectWrite))
+            {
+                if (_time.GetElapsedTime(_connectStarted) < ConnectTimeout)
+                {
+                    return; // still under way
+                }
+
+                failure = new SocketException((int)SocketError.TimedOut);
+            }
+        }
+        catch (SocketException ex)
+        {
+            failure = ex;
+        }
+
         _connecting = null;
-        if (connecting.IsCompletedSuccessfully)
+        if (failure is not null)
         {
-            _connection = connecting.Result;
-            _everConnected = true;
-            _nextSend = now;
-            if (_unreachable)
-            {
-                _unreachable = false;
-                _timeline.End(ServerEventKind.Unreachable, now, _lostHow, now);
-            }
-
-            _lostAt = null;
+            socket.Dispose();
+            Failed(now, failure);
             return;
         }
 
+        try
+        {
+            socket.Blocking = true;
+            socket.ReceiveTimeout = 500;
+            socket.SendTimeout = 500;
+            Stream stream = new NetworkStream(socket, ownsSocket: true);
+            if (_tlsHost is { } host)
+            {
+                var tls = new SslStream(stream, leaveInnerStreamOpen: false);
+
+                // Nothing secret is sent on this connection, only PING: see the remarks above.
+#pragma warning disable CA5359 // the witness measures whether the server answers; it sends no credential to protect
+                tls.AuthenticateAsClient(new SslClientAuthenticationOptions { TargetHost = host, RemoteCertificateValidationCallback = static (_, _, _, _) => true });
+#pragma warning restore CA5359
+                stream = tls;
+            }
+
+            socket.ReceiveTimeout = 200;
+            Connected(now, new Connection(socket, stream));
+        }
+        catch (Exception ex) when (ex is IOException or SocketException or System.Security.Authentication.AuthenticationException)
+        {
+            socket.Dispose();
+            Failed(now, ex);
+        }
+    }
+
+    private void Connected(DateTimeOffset now, Connection connection)
+    {
+        _connection = connection;
+        _everConnected = true;
+        _nextSend = now;
+        if (_unreachable)
+        {
+            _unreachable = false;
+            _timeline.End(ServerEventKind.Unreachable, now, _lostHow, now);
+        }
+
+        _lostAt = null;
+    }
+
+    private void Failed(DateTimeOffset now, Exception? failure)
+    {
         _nextConnect = now + ReconnectEvery;
-        var failure = connecting.Exception?.InnerException;
 
         // Only a server that answered before and now refuses or resets counts as gone: a connection never
         // made (a client certificate wanted, a name not resolved yet) or refused by TLS is no witness at all.
-        if (_everConnected && !_unreachable && failure is SocketException or OperationCanceledException)
+        if (_everConnected && !_unreachable && failure is SocketException)
         {
             _unreachable = true;
             _lostHow = _lostHow is null ? Describe(failure) : $"{_lostHow}, then {Describe(failure)}";
@@ -264,39 +375,6 @@ internal sealed class EndpointWitness : IDisposable
         _lostAt ??= now;
         _lostHow = how;
         _nextConnect = now; // re-made at once: a connection the server merely closed is back within a tick
-    }
-
-    private async Task<Connection> ConnectAsync()
-    {
-        var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true, ReceiveTimeout = 200, SendTimeout = 200 };
-        try
-        {
-            using var timeout = new CancellationTokenSource(ConnectTimeout);
-            await socket.ConnectAsync(_address, timeout.Token).ConfigureAwait(false);
-            Stream stream = new NetworkStream(socket, ownsSocket: true);
-            if (_tlsHost is { } host)
-            {
-                var tls = new SslStream(stream, leaveInnerStreamOpen: false);
-                var options = new SslClientAuthenticationOptions
-                {
-                    TargetHost = host,
-
-                    // Nothing secret is sent on this connection, only PING: see the remarks above.
-#pragma warning disable CA5359 // the witness measures whether the server answers; it sends no credential to protect
-                    RemoteCertificateValidationCallback = static (_, _, _, _) => true,
-#pragma warning restore CA5359
-                };
-                await tls.AuthenticateAsClientAsync(options, timeout.Token).ConfigureAwait(false);
-                stream = tls;
-            }
-
-            return new Connection(socket, stream);
-        }
-        catch
-        {
-            socket.Dispose();
-            throw;
-        }
     }
 
     private static string Describe(Exception? failure) => failure switch

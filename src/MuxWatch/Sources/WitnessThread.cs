@@ -55,6 +55,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     private Thread? _thread;
     private double _lateWakeMs;
     private DateTimeOffset _nextReconcile;
+    private int _disposed;
 
     public WitnessThread(ServerTimelines timelines, RuntimeHistory runtime, TimeProvider time, IOptions<MuxWatchOptions> options, ILogger<WitnessThread>? logger = null)
     {
@@ -77,6 +78,11 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
 
     public Task StopAsync(CancellationToken cancellationToken)
     {
+        if (Volatile.Read(ref _disposed) == 1)
+        {
+            return Task.CompletedTask;
+        }
+
         _stopping.Cancel();
         _thread?.Join(TimeSpan.FromSeconds(2));
         return Task.CompletedTask;
@@ -84,6 +90,12 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
 
     public void Dispose()
     {
+        // Idempotent: the container disposes it twice (as itself and as the hosted service it also is).
+        if (Interlocked.Exchange(ref _disposed, 1) == 1)
+        {
+            return;
+        }
+
         _stopping.Cancel();
         if (_thread is null || !_thread.IsAlive || _thread.Join(TimeSpan.FromSeconds(2)))
         {

@@ -143,6 +143,8 @@ public sealed class ServerTimeline
         }
     }
 
+    private WitnessAnswer LastAnswer => _answers[(_nextAnswer + MaxWitnessAnswers - 1) % MaxWitnessAnswers];
+
     /// <summary>The latest prompt answer the witness got at or before <paramref name="time"/>; null when none is kept.</summary>
     internal DateTimeOffset? LastAnsweredBefore(DateTimeOffset time)
     {
@@ -354,6 +356,10 @@ public sealed class ServerTimeline
                 _ended.Count + _running.Count)
             {
                 Dropped = _droppedValues,
+                WitnessAnsweredAt = _answerCount == 0 ? null : LastAnswer.Answered,
+                WitnessRoundTripMs = _answerCount == 0 ? null : (LastAnswer.Answered - LastAnswer.Sent).TotalMilliseconds,
+                WitnessSilentSince = _running.TryGetValue(ServerEventKind.Silence, out var silence) ? silence.Start
+                    : _running.TryGetValue(ServerEventKind.Unreachable, out var gone) ? gone.Start : null,
             };
         }
     }

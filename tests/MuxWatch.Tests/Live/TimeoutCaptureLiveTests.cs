@@ -134,6 +134,10 @@ public sealed class TimeoutCaptureLiveTests : IAsyncLifetime
         Assert.NotEmpty(caused);
         Assert.All(caused, t => Assert.True(t.GetProperty("cause").GetString() == "thread-pool-starvation", t.ToString()));
         Assert.Contains(caused, t => t.GetProperty("source").GetString() == "first-chance" && t.GetProperty("command").GetString() == "GET");
+
+        // The second witness: MuxWatch's own connection, read on a thread of its own, was answered while the
+        // app's requests waited, so the server is ruled out (and 3.x dropping its connection is no cause).
+        Assert.Contains(caused, t => t.GetProperty("evidence").EnumerateArray().Any(e => e.GetString()!.StartsWith("thread-pool-starvation: not the server: MuxWatch's own connection was answered", StringComparison.Ordinal)));
         Assert.All(timeouts, t => Assert.True(t.GetProperty("settled").GetBoolean()));
 
         // Its own gauges, sampled while the pool was starved (the probe loop has a thread of its own).

@@ -30,13 +30,13 @@ internal sealed class ClientCpuRule : IDiagnosisRule
         if (runtime.CpuShare >= TimeoutDiagnoser.SaturatedProcessCpuShare)
         {
             found.Add(TimeoutCause.ClientCpu, EvidenceWeight.Strong, string.Create(CultureInfo.InvariantCulture,
-                $"this process used {runtime.CpuShare:P0} of its {runtime.Cores} cores over the wait ({runtime.CpuMs:0} ms of CPU in {runtime.WaitMs:0} ms, sampled by MuxWatch): the reader and the continuations queued for a CPU"),
+                $"this process used {runtime.CpuShare * 100:0}% of its {runtime.Cores} cores over the wait ({runtime.CpuMs:0} ms of CPU in {runtime.WaitMs:0} ms, sampled by MuxWatch): the reader and the continuations queued for a CPU"),
                 "sampled:process-cpu");
         }
         else if (runtime.LateWakeShare >= TimeoutDiagnoser.LateWakeShare)
         {
             found.Add(TimeoutCause.ClientCpu, EvidenceWeight.Strong, string.Create(CultureInfo.InvariantCulture,
-                $"MuxWatch's dedicated thread, which only sleeps, woke {runtime.LateWakeMs:0} ms late in total over the {runtime.WaitMs:0} ms wait ({runtime.LateWakeShare:P0}): the process waited for a CPU (a busy host, CPU steal, a container's CPU limit)"),
+                $"MuxWatch's dedicated thread, which only sleeps, woke {runtime.LateWakeMs:0} ms late in total over the {runtime.WaitMs:0} ms wait ({runtime.LateWakeShare * 100:0}%): the process waited for a CPU (a busy host, CPU steal, a container's CPU limit)"),
                 "sampled:late-wake");
         }
     }

@@ -26,7 +26,7 @@ internal sealed class GcPauseRule : IDiagnosisRule
             : share >= TimeoutDiagnoser.ExplainingGcPauseShare ? EvidenceWeight.Strong
             : EvidenceWeight.Weak;
         found.Add(TimeoutCause.GcPause, weight, string.Create(CultureInfo.InvariantCulture,
-            $"blocking garbage collections paused every thread of this process for {runtime.GcPauseMs:0} ms of the {runtime.WaitMs:0} ms around the wait ({share:P0}; GC.GetTotalPauseDuration, sampled by MuxWatch): ")
+            $"blocking garbage collections paused every thread of this process for {runtime.GcPauseMs:0} ms of the {runtime.WaitMs:0} ms around the wait ({share * 100:0}%; GC.GetTotalPauseDuration, sampled by MuxWatch): ")
             + (weight >= EvidenceWeight.Strong
                 ? "the server's reply could not be read while the process was stopped"
                 : "contributing, not enough on its own"),

@@ -21,7 +21,7 @@ public sealed class MuxWatchRegistrationTests
 
         Assert.Same(provider.GetRequiredService<RecentTimeouts>(), provider.GetRequiredService<RecentTimeouts>());
         var hosted = provider.GetServices<IHostedService>().Select(service => service.GetType().Name).Order().ToList();
-        Assert.Equal(["ProbeLoop", "TimeoutCaptureService"], hosted);
+        Assert.Equal(["ProbeLoop", "TimeoutCaptureService", "WitnessThread"], hosted);
         Assert.Equal(1000, provider.GetRequiredService<RecentTimeouts>().Capacity);
     }
 
@@ -32,6 +32,7 @@ public sealed class MuxWatchRegistrationTests
     [InlineData("CaptureQueueCapacity", "-5")]
     [InlineData("TimeoutLogInterval", "-00:00:01")]
     [InlineData("TimeoutLogInterval", "02:00:00")]
+    [InlineData("WitnessInterval", "00:00:00.050")]
     public async Task An_invalid_setting_stops_start_up_naming_the_setting(string setting, string value)
     {
         var builder = Host.CreateApplicationBuilder();

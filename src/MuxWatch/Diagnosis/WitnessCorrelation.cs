@@ -156,8 +156,11 @@ internal static class WitnessCorrelation
                 ? diagnosis // the server's own record explains the wait; an answer on another connection does not undo it
                 : diagnosis with
                 {
-                    // The server ruled out, the sign in the app no longer has a server stall to be the consequence of.
-                    Evidence = [.. diagnosis.Evidence, Evidence.Finding(diagnosis.Cause, EvidenceWeight.Strong, text, "witness")],
+                    // The server ruled out: its signs become notes, and the sign in the app no longer has a
+                    // server stall to be the consequence of.
+                    Causes = [.. diagnosis.Causes.Where(c => !ServerCauses.Contains(c))],
+                    Evidence = [.. diagnosis.Evidence.Where(e => e.Role != EvidenceRole.Why).Select(Excluded), Evidence.Finding(diagnosis.Cause, EvidenceWeight.Strong, text, "witness"),
+                        .. diagnosis.Evidence.Where(e => e.Role == EvidenceRole.Why && !diagnosis.Causes.Any(c => ServerCauses.Contains(c)))],
                     Confidence = diagnosis.WeightOf(diagnosis.Cause) >= EvidenceWeight.Clear ? DiagnosisConfidence.High : DiagnosisConfidence.Medium,
                 };
         }

@@ -1,0 +1,186 @@
+namespace MuxWatch.Tests;
+
+/// <summary>
+/// The second witness read on facts (the live tests induce the same for real: StallDiagnosisLiveTests, the
+/// starvation test): MuxWatch's own connection silent over a wait, answered during it, or unable to reach the
+/// server, against what the message alone said; and the app's runtime over the wait (GC pauses, CPU).
+/// </summary>
+public sealed class WitnessCorrelationTests
+{
+    private static readonly DateTimeOffset T0 = new(2026, 11, 27, 3, 0, 0, TimeSpan.Zero);
+
+    // Measured on 3.4.35 during DEBUG SLEEP 5 (the corpus's measured-3.4.35-dropped): the client dropped its connection itself.
+    private const string DroppedDuringStall = "The message timed out in the backlog attempting to send because no connection became available, command=PING, timeout: 500, inst: 0, qu: 0, qs: 0, aw: False, bw: CheckingForTimeout, last-in: 0, cur-in: 0, lm: 2/2/0/0, sync-ops: 1, async-ops: 26, serverEndpoint: 127.0.0.1:17001, conn-sec: n/a, aoc: 0, mc: 1/1/0, clientName: vm(SE.Redis-v3.4.35.20751), IOCP: (Busy=0,Free=1000,Min=1,Max=1000), WORKER: (Busy=0,Free=32767,Min=2,Max=32767), POOL: (Threads=3,QueuedItems=0,CompletedItems=115,Timers=2), v: 3.4.35.20751 (see https://seredis.dev/Timeouts for some common client-side issues that can cause timeouts)";
+
+    // 2.6.90's reading of a server that does not answer: qs above 0, nothing in, the pool at its minimum.
+    private const string Unanswered = "Timeout performing GET (500ms), next: GET k0, inst: 38, qu: 0, qs: 22, aw: False, bw: SpinningDown, rs: ReadAsync, ws: Idle, in: 0, in-pipe: 0, out-pipe: 0, serverEndpoint: 127.0.0.1:17001, conn-sec: 0.65, mc: 1/1/0, IOCP: (Busy=0,Free=1000,Min=1,Max=1000), WORKER: (Busy=1,Free=32766,Min=2,Max=32767), v: 2.6.90.64945";
+
+    // The same with a few workers over the minimum: weak starvation beside the unanswered requests.
+    private const string UnansweredOnABusyPool = "Timeout performing GET (500ms), next: GET k0, inst: 38, qu: 0, qs: 22, aw: False, bw: SpinningDown, rs: ReadAsync, ws: Idle, in: 0, in-pipe: 0, out-pipe: 0, serverEndpoint: 127.0.0.1:17001, conn-sec: 0.65, mc: 1/1/0, IOCP: (Busy=0,Free=1000,Min=1,Max=1000), WORKER: (Busy=5,Free=32762,Min=2,Max=32767), v: 2.6.90.64945";
+
+    private static readonly (DateTimeOffset From, DateTimeOffset To) Wait = (T0, T0.AddMilliseconds(500));
+
+    private static TimeoutDiagnosis Diagnose(string message, RuntimeOverWait? runtime = null) =>
+        TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(message), runtime: runtime);
+
+    private static WitnessReport Silent(double fromMs, double toMs) => new([(T0.AddMilliseconds(fromMs), T0.AddMilliseconds(toMs))], [], []);
+
+    private static WitnessReport AnsweredAt(double sentMs) => new([], [], [new WitnessAnswer(T0.AddMilliseconds(sentMs), T0.AddMilliseconds(sentMs + 1))]);
+
+    [Fact]
+    public void Both_connections_silent_make_a_connection_the_client_dropped_a_consequence_of_a_server_stall()
+    {
+        var before = Diagnose(DroppedDuringStall);
+        Assert.Equal(TimeoutCause.ConnectionLoss, before.Cause);
+
+        var refined = WitnessCorrelation.Refine(before, Silent(-800, 4000), Wait.From, Wait.To);
+
+        Assert.Equal(TimeoutCause.ServerStall, refined.Cause);
+        Assert.Equal(DiagnosisConfidence.High, refined.Confidence);
+        Assert.StartsWith("server-stall: MuxWatch's own connection got no answer either", refined.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.Contains(refined.EvidenceLines, line => line.StartsWith("connection-loss: conn-sec: n/a", StringComparison.Ordinal) && line.EndsWith("(a consequence: the server was blocked while the request waited)", StringComparison.Ordinal));
+        Assert.Contains(refined.EvidenceLines, line => line.Contains("what stalls a server without a trace", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void A_connection_dropped_after_a_silence_that_just_ended_is_still_its_consequence()
+    {
+        var refined = WitnessCorrelation.Refine(Diagnose(DroppedDuringStall), Silent(-6000, -1000), Wait.From, Wait.To);
+
+        Assert.Equal(TimeoutCause.ServerStall, refined.Cause);
+        Assert.Contains("which ended 1.5 s before this request gave up", refined.EvidenceLines[0], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_short_silence_at_the_edge_of_the_wait_decides_nothing()
+    {
+        var before = Diagnose(Unanswered);
+
+        Assert.Same(before, WitnessCorrelation.Refine(before, Silent(450, 520), Wait.From, Wait.To));
+    }
+
+    [Fact]
+    public void An_answer_during_the_wait_rules_the_server_out_and_the_sign_in_the_app_comes_first()
+    {
+        var before = Diagnose(UnansweredOnABusyPool, new RuntimeOverWait(500, 0, 100, 0, 2)); // the runtime sampled: MuxWatch in-process
+        Assert.Contains(TimeoutCause.ThreadPoolStarvation, before.Causes);
+
+        var refined = WitnessCorrelation.Refine(before, AnsweredAt(200), Wait.From, Wait.To);
+
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, refined.Cause);
+        Assert.Equal(DiagnosisConfidence.Medium, refined.Confidence); // weak starvation: the server ruled out, the pool only a likely reading
+        Assert.Contains(refined.EvidenceLines, line => line.StartsWith("thread-pool-starvation: not the server: MuxWatch's own connection was answered once while this request waited (a PING sent 200 ms into the wait, answered in 1 ms)", StringComparison.Ordinal));
+        Assert.Contains(refined.EvidenceLines, line => line.StartsWith("server-stall ruled out by the witness: qs=22", StringComparison.Ordinal));
+        Assert.DoesNotContain(TimeoutCause.ServerStall, refined.Causes);
+    }
+
+    [Fact]
+    public void An_answer_during_the_wait_with_nothing_else_in_the_app_says_not_the_server_and_no_more()
+    {
+        var refined = WitnessCorrelation.Refine(Diagnose(Unanswered), AnsweredAt(100), Wait.From, Wait.To);
+
+        Assert.Equal(TimeoutCause.Unknown, refined.Cause);
+        Assert.Equal(DiagnosisConfidence.Medium, refined.Confidence);
+        Assert.StartsWith("not the server: MuxWatch's own connection was answered once", refined.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.DoesNotContain(refined.EvidenceLines, line => line.StartsWith("server-stall: ", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void An_answer_before_the_wait_began_proves_nothing()
+    {
+        var before = Diagnose(Unanswered);
+
+        Assert.Same(before, WitnessCorrelation.Refine(before, new WitnessReport([], [], []), Wait.From, Wait.To));
+    }
+
+    [Fact]
+    public void The_server_unreachable_from_muxwatch_too_is_connection_loss_whatever_the_message_said()
+    {
+        var gone = new ServerEvent(ServerEventKind.Unreachable, T0.AddMilliseconds(600), null) { Outcome = "closed by the server, then refused" };
+
+        var refined = WitnessCorrelation.Refine(Diagnose(Unanswered), new WitnessReport([], [gone], []), Wait.From, Wait.To);
+
+        Assert.Equal(TimeoutCause.ConnectionLoss, refined.Cause);
+        Assert.Equal(DiagnosisConfidence.High, refined.Confidence);
+        Assert.StartsWith("connection-loss: MuxWatch's own connection could not reach the server either (closed by the server, then refused, from 03:00:00.6, still)", refined.EvidenceLines[0], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_refused_password_stays_a_configuration_failure_whatever_the_witness_saw()
+    {
+        var before = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read("It was not possible to connect to the redis server(s). There was an authentication failure; check that passwords (or client certificates) are configured correctly: (RedisServerException) WRONGPASS invalid username-password pair or user is disabled."));
+
+        Assert.Same(before, WitnessCorrelation.Refine(before, Silent(-1000, 5000), Wait.From, Wait.To));
+    }
+
+    [Fact]
+    public void A_connection_failure_reads_no_answer_in_its_guessed_window()
+    {
+        var before = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read("SocketClosed on 127.0.0.1:36983/Interactive, Idle/RanToCompletion, last: GET, origin: ReadAllAsync, outstanding: 10, last-read: 0s ago, last-write: 0s ago, keep-alive: 60s, state: ConnectedEstablished, in: 0, in-pipe: 0, last-heartbeat: 0s ago, v: 3.4.35.20751"));
+
+        Assert.Same(before, WitnessCorrelation.Refine(before, AnsweredAt(100), Wait.From, Wait.To, waited: false));
+    }
+
+    [Fact]
+    public void A_slow_command_the_server_logged_stays_the_cause_and_the_silence_seconds_it()
+    {
+        var slow = new ServerEvent(ServerEventKind.SlowCommand, T0.AddMilliseconds(-100), T0.AddSeconds(2)) { DurationMs = 2000, Command = "KEYS", SlowlogId = 7 };
+        var explained = TimelineCorrelation.Refine(Diagnose(Unanswered), [slow], Wait.From, Wait.To);
+        Assert.Equal(TimeoutCause.SlowCommand, explained.Cause);
+
+        var refined = WitnessCorrelation.Refine(explained, Silent(-100, 1900), Wait.From, Wait.To);
+
+        Assert.Equal(TimeoutCause.SlowCommand, refined.Cause);
+        Assert.Contains(refined.EvidenceLines, line => line.StartsWith("slow-command: MuxWatch's own connection got no answer either", StringComparison.Ordinal));
+    }
+
+    [Theory]
+    [InlineData(700, 800, "gc-pause")]
+    [InlineData(300, 800, "gc-pause")]
+    public void Gc_pauses_over_a_share_of_the_wait_are_the_cause_and_the_unread_reply_their_effect(double pauseMs, double waitMs, string cause)
+    {
+        var diagnosis = Diagnose(Unanswered.Replace("in: 0,", "in: 2048,", StringComparison.Ordinal), new RuntimeOverWait(waitMs, pauseMs, 900, 0, 2));
+
+        Assert.Equal(cause, diagnosis.Cause.ToName());
+        Assert.StartsWith($"gc-pause: blocking garbage collections paused every thread of this process for {pauseMs:0} ms of the {waitMs:0} ms", diagnosis.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.DoesNotContain(TimeoutCause.ClientCpu, diagnosis.Causes); // the collections' own CPU is theirs
+    }
+
+    [Fact]
+    public void A_short_gc_pause_only_contributes()
+    {
+        var diagnosis = Diagnose(Unanswered, new RuntimeOverWait(800, 100, 50, 0, 2));
+
+        Assert.Equal(TimeoutCause.ServerStall, diagnosis.Cause);
+        Assert.Contains(diagnosis.EvidenceLines, line => line.StartsWith("gc-pause: ", StringComparison.Ordinal) && line.EndsWith("contributing, not enough on its own", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void A_process_using_its_cores_or_waiting_for_one_is_short_of_cpu()
+    {
+        var busy = Diagnose(Unanswered, new RuntimeOverWait(1000, 0, 1900, 0, 2));
+        var throttled = Diagnose(Unanswered, new RuntimeOverWait(1000, 0, 200, 400, 2));
+
+        Assert.Equal(TimeoutCause.ClientCpu, busy.Cause);
+        Assert.StartsWith("client-cpu: this process used 95% of its 2 cores over the wait", busy.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.Equal(TimeoutCause.ClientCpu, throttled.Cause);
+        Assert.StartsWith("client-cpu: MuxWatch's dedicated thread, which only sleeps, woke 400 ms late", throttled.EvidenceLines[0], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void The_runtime_over_a_wait_is_the_difference_of_the_samples_around_it()
+    {
+        var history = new RuntimeHistory();
+        history.Add(T0.AddMilliseconds(-50), gcPauseMs: 100, cpuMs: 1000, lateWakeMs: 5);
+        history.Add(T0.AddMilliseconds(50), gcPauseMs: 100, cpuMs: 1010, lateWakeMs: 5);
+        history.Add(T0.AddMilliseconds(550), gcPauseMs: 520, cpuMs: 1500, lateWakeMs: 9);
+
+        var over = history.Over(Wait.From, Wait.To, Wait.To.AddSeconds(5), cores: 2)!;
+
+        Assert.Equal(600, over.WaitMs);
+        Assert.Equal(420, over.GcPauseMs);
+        Assert.Equal(500, over.CpuMs);
+        Assert.Equal(4, over.LateWakeMs);
+        Assert.Null(history.Over(T0.AddSeconds(-10), Wait.To, Wait.To, cores: 2)); // nothing sampled before the wait began
+    }
+}

@@ -24,6 +24,7 @@
     'persistence': '#2563eb',
     'client-cpu': '#ca8a04',
     'failover': '#0f766e',
+    'gc-pause': '#be185d',
     'unknown': '#6b7280',
   };
   const eventLabels = {
@@ -38,8 +39,10 @@
     'replication-link-down': 'replication link down',
     'full-sync': 'full resync',
     'cluster-fail': 'cluster down',
+    'silence': 'no answer to MuxWatch',
+    'unreachable': 'unreachable from MuxWatch',
   };
-  const intervalKinds = new Set(['bgsave', 'aof-rewrite', 'module-fork', 'loading', 'replication-link-down', 'full-sync', 'cluster-fail']);
+  const intervalKinds = new Set(['bgsave', 'aof-rewrite', 'module-fork', 'loading', 'replication-link-down', 'full-sync', 'cluster-fail', 'silence', 'unreachable']);
 
   let token = sessionStorage.getItem(tokenKey) || '';
   let selectedId = null;
@@ -194,6 +197,8 @@
       el('span', { class: 'key role-change' }, 'role change (failover)'),
       el('span', { class: 'key replication-link-down' }, 'replica link down'),
       el('span', { class: 'key full-sync' }, 'full resync'),
+      el('span', { class: 'key silence' }, eventLabels['silence']),
+      el('span', { class: 'key unreachable' }, eventLabels['unreachable']),
       el('span', { class: 'key timeout' }, 'timeout (its wait drawn as a line; colour = cause)'));
   }
 

@@ -74,4 +74,63 @@ public sealed class SidecarStallLiveTests : IAsyncLifetime
         Assert.Equal(recorded.Count, metrics.Value("muxwatch_timeouts_total", mux)); // none under another cause, none twice
         Assert.Equal(0, metrics.Value("muxwatch_timeouts_total", mux, ("cause", "connection-loss")));
     }
+
+    [Fact]
+    public async Task A_paused_server_is_a_server_stall_for_the_probe_and_for_an_app_that_posts_and_an_answering_one_is_not()
+    {
+        // The server's process stopped for 5 s (SIGSTOP): nothing in the slow log, the same process afterwards.
+        using var sidecar = InMemorySidecar.Probing(("paused", $"{_redis.EndPoint},asyncTimeout=500,syncTimeout=500"));
+        var mux = ("multiplexer", "paused");
+        await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_server_last_poll_success_timestamp_seconds") > 0
+            && (await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative))).Contains("\"witnessAnsweredAt\":\"", StringComparison.Ordinal),
+            "the first complete poll, and the witness answered");
+        var pausedAt = DateTimeOffset.UtcNow;
+        await _redis.PauseAsync(TimeSpan.FromSeconds(5));
+        var resumed = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() / 1000.0;
+        await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_last_probe_success_timestamp_seconds", mux) > resumed + 0.5,
+            "the probe answered again after the pause", TimeSpan.FromSeconds(30));
+
+        // An app elsewhere posts what it caught: one timeout from inside the pause, with the time it was thrown, and
+        // one from now, while the server answers (its app's pool the trouble). Messages as 2.6.90 writes them.
+        var during = await PostAsync(sidecar, $"Timeout performing GET app:key (2000ms), inst: 3, qu: 0, qs: 4, aw: False, rs: ReadAsync, ws: Idle, in: 0, in-pipe: 0, out-pipe: 0, serverEndpoint: {_redis.EndPoint}, mc: 1/1/0, IOCP: (Busy=0,Free=1000,Min=2,Max=1000), WORKER: (Busy=6,Free=32761,Min=2,Max=32767), v: 2.6.90.64945", pausedAt.AddSeconds(3.5));
+        var answering = await PostAsync(sidecar, $"Timeout performing GET app:key (2000ms), inst: 3, qu: 0, qs: 4, aw: False, rs: ReadAsync, ws: Idle, in: 0, in-pipe: 0, out-pipe: 0, serverEndpoint: {_redis.EndPoint}, mc: 1/1/0, IOCP: (Busy=0,Free=1000,Min=2,Max=1000), WORKER: (Busy=6,Free=32761,Min=2,Max=32767), v: 2.6.90.64945", DateTimeOffset.UtcNow);
+
+        Assert.True(during.GetProperty("cause").GetString() == "server-stall", during.ToString());
+        Assert.Contains(Lines(during), e => e.StartsWith("server-stall: MuxWatch's own connection got no answer either", StringComparison.Ordinal));
+        Assert.True(answering.GetProperty("cause").GetString() == "thread-pool-starvation", answering.ToString());
+        Assert.Contains(Lines(answering), e => e.StartsWith("thread-pool-starvation: not the server: MuxWatch's own connection was answered", StringComparison.Ordinal));
+        Assert.DoesNotContain(answering.GetProperty("causes").EnumerateArray(), c => c.GetString() == "server-stall");
+
+        List<JsonElement> probed = [];
+        await Eventually.UntilAsync(async () =>
+        {
+            using var listed = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative)));
+            probed = [.. listed.RootElement.GetProperty("timeouts").EnumerateArray().Where(t => t.GetProperty("multiplexer").GetString() == "paused").Select(t => t.Clone())];
+            return probed.Count > 0 && probed.All(t => t.GetProperty("settled").GetBoolean());
+        }, "the probe's timeouts recorded and settled after the pause", TimeSpan.FromSeconds(45));
+        Assert.All(probed, t => Assert.True(t.GetProperty("cause").GetString() == "server-stall", t.ToString()));
+        var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+        Assert.Equal(probed.Count, metrics.Value("muxwatch_timeouts_total", mux, ("cause", "server-stall")));
+        Assert.Equal(probed.Count, metrics.Value("muxwatch_timeouts_total", mux)); // none under another cause, none twice
+    }
+
+    private static async Task<JsonElement> PostAsync(InMemorySidecar sidecar, string message, DateTimeOffset time)
+    {
+        var line = JsonSerializer.Serialize(new { message, time });
+        using var response = await sidecar.Client.PostAsync(new Uri("/api/timeouts", UriKind.Relative), new StringContent(line, System.Text.Encoding.UTF8, "application/x-ndjson"));
+        response.EnsureSuccessStatusCode();
+        using var answer = JsonDocument.Parse(await response.Content.ReadAsStringAsync());
+        var id = answer.RootElement.GetProperty("results")[0].GetProperty("id").GetInt64();
+        JsonElement found = default;
+        await Eventually.UntilAsync(async () =>
+        {
+            using var listed = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative)));
+            var match = listed.RootElement.GetProperty("timeouts").EnumerateArray().Where(t => t.GetProperty("id").GetInt64() == id).ToList();
+            found = match.Count == 1 ? match[0].Clone() : default;
+            return match.Count == 1 && found.GetProperty("settled").GetBoolean();
+        }, "the posted timeout settled");
+        return found;
+    }
+
+    private static List<string> Lines(JsonElement timeout) => [.. timeout.GetProperty("evidence").EnumerateArray().Select(e => e.GetString()!)];
 }

@@ -36,7 +36,7 @@ public sealed class SidecarStatusTests : IAsyncLifetime
         // At least: the in-memory sidecar shares this process's first-chance capture with other tests.
         Assert.True(status.GetProperty("totalRecorded").GetInt64() >= 1);
         Assert.Equal(
-            ["unknown", "thread-pool-starvation", "client-input-backlog", "large-payload", "write-backlog", "server-stall", "connection-loss", "slow-command", "persistence", "client-cpu", "failover", "gc-pause"],
+            ["unknown", "thread-pool-starvation", "client-input-backlog", "large-payload", "write-backlog", "server-stall", "connection-loss", "slow-command", "persistence", "client-cpu", "failover", "gc-pause", "client-defect"],
             status.GetProperty("recordedByCause").EnumerateObject().Select(p => p.Name));
         Assert.True(status.GetProperty("recordedByCause").GetProperty("thread-pool-starvation").GetInt64() >= 1);
         var refusals = status.GetProperty("postsRefused");

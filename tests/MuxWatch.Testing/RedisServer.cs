@@ -63,6 +63,31 @@ public sealed class RedisServer : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// Stops the process for <paramref name="span"/> (SIGSTOP, then SIGCONT), as a paused VM, a swapping host
+    /// or CPU steal stops a server: no command runs long and nothing is logged; the same process and
+    /// connections afterwards. Returns once it runs again (always, even when the wait is cancelled).
+    /// </summary>
+    public async Task PauseAsync(TimeSpan span)
+    {
+        var pid = _process?.Id ?? throw new InvalidOperationException("the server is not running");
+        await SignalAsync("-STOP", pid).ConfigureAwait(false);
+        try
+        {
+            await Task.Delay(span).ConfigureAwait(false); // the length of the fault induced, not a wait for a condition
+        }
+        finally
+        {
+            await SignalAsync("-CONT", pid).ConfigureAwait(false);
+        }
+    }
+
+    private static async Task SignalAsync(string signal, int pid)
+    {
+        using var kill = Process.Start("kill", [signal, pid.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+        await kill.WaitForExitAsync().ConfigureAwait(false);
+    }
+
     /// <summary>Starts the server again on the same port (after <see cref="KillAsync"/>), as a restarted Redis would come back.</summary>
     public Task RestartAsync() => StartProcessAsync();
 

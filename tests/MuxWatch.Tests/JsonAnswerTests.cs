@@ -8,7 +8,7 @@ public sealed class JsonAnswerTests
     [Fact]
     public void Every_cause_and_kind_has_one_name_in_json_and_in_metric_labels()
     {
-        string[] causes = ["unknown", "thread-pool-starvation", "client-input-backlog", "large-payload", "write-backlog", "server-stall", "connection-loss", "slow-command", "persistence", "client-cpu", "failover", "gc-pause"];
+        string[] causes = ["unknown", "thread-pool-starvation", "client-input-backlog", "large-payload", "write-backlog", "server-stall", "connection-loss", "slow-command", "persistence", "client-cpu", "failover", "gc-pause", "client-defect"];
         Assert.Equal(causes, Enum.GetValues<TimeoutCause>().Select(cause => cause.ToName()));
         foreach (var cause in Enum.GetValues<TimeoutCause>())
         {

@@ -25,6 +25,7 @@
     'client-cpu': '#ca8a04',
     'failover': '#0f766e',
     'gc-pause': '#be185d',
+    'client-defect': '#9a3412',
     'unknown': '#6b7280',
   };
   const eventLabels = {

@@ -24,6 +24,8 @@ public static class CauseAdvice
             "A slow command blocked the server while the request waited: find it in the slow log and replace it (KEYS, big SMEMBERS/HGETALL, Lua) with incremental forms.",
         TimeoutCause.ClientCpu =>
             "The client was short of CPU (the machine saturated, or the process throttled by its CPU limit or waiting for a core): find what uses it (profiling, GC, other processes on the host), raise the container's CPU limit, or scale the app out; no Redis setting helps while the CPU is at 100%.",
+        TimeoutCause.ClientDefect =>
+            "The client version has a defect that times commands out, fixed in a later release (the evidence names it and its source): upgrade StackExchange.Redis; no setting works around it.",
         TimeoutCause.GcPause =>
             "Blocking garbage collections paused the app while it waited: the server answered, the app could not read. Find what allocates (dotnet-counters' gc-heap-size and time-in-gc, dotnet-gcdump), keep large and long-lived objects off the heap, and prefer Server GC with <ConcurrentGarbageCollection> on; no Redis setting helps.",
         TimeoutCause.Failover =>
@@ -55,6 +57,8 @@ public static class CauseAdvice
             "the BGSAVE or AOF-rewrite event in /api/events (panel 'BGSAVE and AOF rewrite in progress', timeouts-persistence dashboard), INFO persistence (latest_fork_usec) on the server.",
         TimeoutCause.Failover =>
             "the role-change event in /api/events on the promoted node, muxwatch_server_role and muxwatch_server_role_changes_total; CLUSTER NODES or SENTINEL on the server side.",
+        TimeoutCause.ClientDefect =>
+            "the client's release notes for the version that fixed it; after the upgrade, the same load without these timeouts.",
         TimeoutCause.GcPause =>
             "the app's GC pause time at that minute (dotnet-counters: time-in-gc, gen-2-gc-count; OpenTelemetry runtime metrics: dotnet.gc.pause.time), and whether the timeouts line up with gen 2 collections.",
         TimeoutCause.ClientCpu =>

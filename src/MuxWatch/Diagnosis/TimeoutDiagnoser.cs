@@ -54,6 +54,15 @@ internal static class TimeoutDiagnoser
     /// </summary>
     public const int StrongStarvationQueuedItems = 20;
 
+    /// <summary>Worker threads busy from which the pool counts as exhausted whatever its minimum (rule 2b): "a hundred or so".</summary>
+    public const int ExhaustedWorkerThreads = 100;
+
+    /// <summary>A pool minimum from which it counts as raised by the app (the default is the core count).</summary>
+    public const int RaisedMinimumThreads = 100;
+
+    /// <summary>Worker threads busy below a raised minimum from which the app's machine counts as loaded.</summary>
+    public const int LoadedWorkerThreads = 20;
+
     /// <summary>The client machine's CPU (<c>Local-CPU</c>, 1.x and 2.x) from which it counts as saturated.</summary>
     public const double SaturatedCpuPercent = 90;
 
@@ -88,6 +97,7 @@ internal static class TimeoutDiagnoser
     public static IReadOnlyList<TimeoutCause> PriorityOrder { get; } =
     [
         TimeoutCause.ConnectionLoss,
+        TimeoutCause.ClientDefect,
         TimeoutCause.GcPause,
         TimeoutCause.ThreadPoolStarvation,
         TimeoutCause.LargePayload,
@@ -102,14 +112,17 @@ internal static class TimeoutDiagnoser
     [
         new ConnectionRule(),
         new MessageThreadPoolRule(),
+        new ExhaustedPoolRule(),
         new SampledThreadPoolRule(),
         new PoolBeforeWaitRule(),
+        new ClientDefectRule(),
         new GcPauseRule(),
         new ClientCpuRule(),
         new PayloadRule(),
         new ClientInputRule(),
         new WriteSideRule(),
         new LateTimeoutRule(),
+        new LoadedMachineRule(),
         new ServerStallRule(),
         new UnreliableQueueCountRule(),
     ];
@@ -145,6 +158,21 @@ internal static class TimeoutDiagnoser
             .OrderByDescending(found.WeightOf)
             .ThenBy(IndexOf)
             .ToList();
+        if (causes.Count == 0 && report.Kind is RedisErrorKind.SyncTimeout or RedisErrorKind.AsyncTimeout && report.Number("qs") is null && report.Field("WORKER") is null)
+        {
+            // Only the command and its times (a message trimmed by a logger, a client that writes no fields): the
+            // request was not answered in time, and nothing says whether the server or the path to it was slow.
+            return new TimeoutDiagnosis(TimeoutCause.ServerStall, [TimeoutCause.ServerStall],
+                [Evidence.Finding(TimeoutCause.ServerStall, EvidenceWeight.Weak,
+                    "the message carries no deciding field, only the command and its times: the server or the network did not answer in time, and the message does not say which. "
+                    + "Check the server's SLOWLOG and LATENCY LATEST at that minute and its host's metrics; in-process, MuxWatch's live counters and its own connection to the server decide it",
+                    "command", "timeout")], CauseAdvice.For(TimeoutCause.ServerStall))
+            {
+                Confidence = DiagnosisConfidence.Low,
+                Weights = new Dictionary<TimeoutCause, EvidenceWeight> { [TimeoutCause.ServerStall] = EvidenceWeight.Weak },
+            };
+        }
+
         if (causes.Count == 0)
         {
             var nothing = input.Generation.QueueCountUnreliable && report.Number("qs") is 0

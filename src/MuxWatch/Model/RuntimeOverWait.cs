@@ -12,6 +12,15 @@ namespace MuxWatch.Model;
 /// <param name="Cores">The cores the process may use (<c>Environment.ProcessorCount</c>: a container's CPU limit included).</param>
 internal sealed record RuntimeOverWait(double WaitMs, double GcPauseMs, double CpuMs, double LateWakeMs, int Cores)
 {
+    /// <summary>The span before the wait that <see cref="GcPauseBeforeMs"/> covers.</summary>
+    public static readonly TimeSpan Before = TimeSpan.FromSeconds(5);
+
+    /// <summary>
+    /// Milliseconds of GC pause in the <see cref="Before"/> before the request started waiting: a connection the
+    /// client gave up on while the app was paused leaves requests that wait for it after the pause.
+    /// </summary>
+    public double GcPauseBeforeMs { get; init; }
+
     /// <summary>The share of the wait spent in GC pauses, 0 to 1.</summary>
     public double GcPauseShare => WaitMs <= 0 ? 0 : Math.Min(1, GcPauseMs / WaitMs);
 

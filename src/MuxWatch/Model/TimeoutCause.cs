@@ -52,4 +52,11 @@ public enum TimeoutCause
     /// (<c>GC.GetTotalPauseDuration</c> over it, in-process only): the server answered, the app could not read.
     /// </summary>
     GcPause,
+
+    /// <summary>
+    /// The client version that wrote the message has a defect its maintainers fixed in a later release, and
+    /// the message shows its symptom (a command neither queued nor sent on a version with a write-lock stall):
+    /// the answer is to upgrade (<c>ClientDefects</c> lists them, with their sources).
+    /// </summary>
+    ClientDefect,
 }

@@ -27,6 +27,66 @@ internal static partial class PastedText
 
     private static readonly Dictionary<string, string?> PartsBySkeleton = BuildSkeletons(KnownParts);
 
+    /// <summary>
+    /// The message inside a JSON document, as log shippers and structured logs paste it
+    /// (<c>{"message":"Timeout performing ...","level":"error"}</c>, or a JSON string alone): the longest string
+    /// value that holds a client header, unescaped, so that the last field's value does not keep the closing
+    /// <c>"}</c>. Text that is not such a document comes back as it is.
+    /// </summary>
+    public static string OutOfJson(string text)
+    {
+        var trimmed = text.AsSpan().Trim();
+        if (trimmed.Length < 2 || !(trimmed[0] is '{' or '"' or '[') || !(trimmed[^1] is '}' or '"' or ']'))
+        {
+            return text;
+        }
+
+        try
+        {
+            using var document = System.Text.Json.JsonDocument.Parse(trimmed.ToString(), new System.Text.Json.JsonDocumentOptions { MaxDepth = 16 });
+            string? best = null;
+            Visit(document.RootElement, ref best, depth: 0);
+            return best ?? text;
+        }
+        catch (System.Text.Json.JsonException)
+        {
+            return text; // not JSON after all: read as pasted
+        }
+
+        static void Visit(System.Text.Json.JsonElement element, ref string? best, int depth)
+        {
+            switch (element.ValueKind)
+            {
+                case System.Text.Json.JsonValueKind.String:
+                    var value = element.GetString()!;
+                    if ((best is null || value.Length > best.Length) && LooksLikeAMessage(value))
+                    {
+                        best = value;
+                    }
+
+                    break;
+                case System.Text.Json.JsonValueKind.Object when depth < 8:
+                    foreach (var property in element.EnumerateObject())
+                    {
+                        Visit(property.Value, ref best, depth + 1);
+                    }
+
+                    break;
+                case System.Text.Json.JsonValueKind.Array when depth < 8:
+                    foreach (var item in element.EnumerateArray())
+                    {
+                        Visit(item, ref best, depth + 1);
+                    }
+
+                    break;
+            }
+        }
+
+        static bool LooksLikeAMessage(string value) =>
+            value.Contains("Timeout", StringComparison.OrdinalIgnoreCase) || value.Contains("connect", StringComparison.OrdinalIgnoreCase)
+            || value.Contains("qs:", StringComparison.Ordinal) || value.Contains("serverEndpoint", StringComparison.Ordinal);
+    }
+
     /// <summary>The field name the client writes that <paramref name="name"/> was read as, or <paramref name="name"/> itself.</summary>
     public static string FieldName(string name) => KnownFields.Contains(name) ? name : Repair(name, KnownBySkeleton);
 

@@ -120,6 +120,7 @@ public static partial class TimeoutMessageReader
     {
         // Cut at a token boundary: a cut through "redis://user:pass@..." would leave the password unmarked.
         input = SecretRedactor.CutAtToken(input, MaxInputChars);
+        input = PastedText.OutOfJson(input);
 
         var text = SecretRedactor.Redact(WithoutControlCharacters(Normalize(input)));
         var builder = new ReportBuilder { Text = text.Length > MaxKeptTextChars ? text[..MaxKeptTextChars] : text };

@@ -47,10 +47,15 @@ internal sealed class RuntimeHistory
     {
         lock (_gate)
         {
-            Sample? start = null, end = null, newest = null;
+            Sample? start = null, end = null, newest = null, before = null;
             for (var i = 0; i < _count; i++)
             {
                 var sample = _samples[i];
+                if (sample.Time <= from - RuntimeOverWait.Before && (before is null || sample.Time > before.Value.Time))
+                {
+                    before = sample;
+                }
+
                 if (sample.Time <= from && (start is null || sample.Time > start.Value.Time))
                 {
                     start = sample;
@@ -84,7 +89,10 @@ internal sealed class RuntimeHistory
                 Math.Max(0, last.GcPauseMs - first.GcPauseMs),
                 Math.Max(0, last.CpuMs - first.CpuMs),
                 Math.Max(0, last.LateWakeMs - first.LateWakeMs),
-                cores);
+                cores)
+            {
+                GcPauseBeforeMs = before is { } earlier ? Math.Max(0, first.GcPauseMs - earlier.GcPauseMs) : 0,
+            };
         }
     }
 

@@ -14,9 +14,28 @@ internal sealed class GcPauseRule : IDiagnosisRule
     /// <summary>Pauses shorter than this in total are noise whatever the wait.</summary>
     private const double MinimumPauseMs = 50;
 
+    /// <summary>GC pause in the seconds before the wait from which a connection lost meanwhile counts as its consequence.</summary>
+    private const double PauseBeforeLostConnectionMs = 500;
+
     public void Apply(DiagnosisInput input, Findings found)
     {
-        if (input.Runtime is not { } runtime || runtime.GcPauseMs < MinimumPauseMs || runtime.GcPauseShare < TimeoutDiagnoser.ContributingGcPauseShare)
+        if (input.Runtime is not { } runtime)
+        {
+            return;
+        }
+
+        if (runtime.GcPauseBeforeMs >= PauseBeforeLostConnectionMs && found.Has(TimeoutCause.ConnectionLoss) && !found.Has(TimeoutCause.ConnectionLoss, EvidenceWeight.Configuration)
+            && runtime.GcPauseShare < TimeoutDiagnoser.ExplainingGcPauseShare)
+        {
+            // The connection was lost while the app was paused (3.x gives up on one whose replies go unread),
+            // and this request waited for it after the pause: the pause explains the lost connection.
+            found.Add(TimeoutCause.GcPause, EvidenceWeight.Overriding, string.Create(CultureInfo.InvariantCulture,
+                $"blocking garbage collections paused every thread of this process for {runtime.GcPauseBeforeMs:0} ms in the {RuntimeOverWait.Before.TotalSeconds:0} s before this request started waiting (GC.GetTotalPauseDuration, sampled by MuxWatch): the connection this request waited for was lost while the app was paused, so the lost connection is the pause's consequence"),
+                "sampled:gc-pause");
+            return;
+        }
+
+        if (runtime.GcPauseMs < MinimumPauseMs || runtime.GcPauseShare < TimeoutDiagnoser.ContributingGcPauseShare)
         {
             return;
         }

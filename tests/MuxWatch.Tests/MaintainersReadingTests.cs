@@ -1,0 +1,96 @@
+namespace MuxWatch.Tests;
+
+/// <summary>
+/// The readings the client's maintainers give that the pool's Busy-against-Min alone misses (issue 36's kinds),
+/// on messages in the shapes the client writes: a hundred or more threads busy whatever the minimum, most calls
+/// synchronous, outranking the large reply or the write queue beside them; a few dozen busy below a raised
+/// minimum (the machine loaded); a known client defect by version; a message with no deciding field; a message
+/// pasted inside JSON. The public messages these were read from are rows of Corpus/public-reports.json.
+/// </summary>
+public sealed class MaintainersReadingTests
+{
+    // 2.6's fields, as in the corpus's 2.6 rows; each test sets the figures it is about.
+    private static string Message(string worker, string syncOps, string extra = "in: 0, cur-in: 0, qu: 0") =>
+        $"Timeout performing GET app:key (5000ms), next: GET app:key, inst: 0, {extra}, qs: 3, aw: False, bw: SpinningDown, rs: ReadAsync, ws: Idle, in-pipe: 0, out-pipe: 0, last-in: 0, {syncOps}, serverEndpoint: 10.0.0.5:6379, conn-sec: 1200.5, aoc: 0, mc: 1/1/0, mgr: 10 of 10 available, IOCP: (Busy=0,Free=1000,Min=8,Max=1000), WORKER: ({worker}), v: 2.6.122.38350";
+
+    private static TimeoutDiagnosis Diagnose(string message) => TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(message));
+
+    [Fact]
+    public void A_hundred_busy_threads_below_a_raised_minimum_with_synchronous_callers_is_thread_exhaustion()
+    {
+        var diagnosis = Diagnose(Message("Busy=140,Free=32627,Min=1024,Max=32767", "sync-ops: 9800000, async-ops: 120000"));
+
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, diagnosis.Cause);
+        Assert.StartsWith("thread-pool-starvation: WORKER Busy=140 against a minimum of 1024: a hundred or more worker threads busy is thread exhaustion whatever the minimum; 99% of its calls synchronous", diagnosis.EvidenceLines[0], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void The_large_reply_beside_exhausted_synchronous_callers_is_left_behind_by_them()
+    {
+        var diagnosis = Diagnose(Message("Busy=284,Free=32483,Min=1024,Max=32767", "sync-ops: 5000000, async-ops: 20", "in: 65536, cur-in: 412000, qu: 0"));
+
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, diagnosis.Cause);
+        Assert.Contains(TimeoutCause.LargePayload, diagnosis.Causes);
+    }
+
+    [Fact]
+    public void The_write_queue_beside_exhausted_synchronous_callers_is_left_behind_by_them()
+    {
+        var diagnosis = Diagnose(Message("Busy=120,Free=32647,Min=512,Max=32767", "sync-ops: 3100000, async-ops: 4000", "in: 0, cur-in: 0, qu: 37"));
+
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, diagnosis.Cause);
+        Assert.Contains(TimeoutCause.WriteBacklog, diagnosis.Causes);
+    }
+
+    [Fact]
+    public void A_hundred_busy_threads_with_mostly_asynchronous_callers_is_held_weakly()
+    {
+        var diagnosis = Diagnose(Message("Busy=110,Free=32657,Min=1024,Max=32767", "sync-ops: 10, async-ops: 9000000"));
+
+        Assert.Equal(EvidenceWeight.Weak, diagnosis.WeightOf(TimeoutCause.ThreadPoolStarvation));
+    }
+
+    [Fact]
+    public void A_few_dozen_busy_below_a_raised_minimum_with_nothing_else_is_the_machine_loaded()
+    {
+        var diagnosis = Diagnose(Message("Busy=45,Free=32722,Min=400,Max=32767", "sync-ops: 1000, async-ops: 1000").Replace("qs: 3", "qs: 0", StringComparison.Ordinal));
+
+        Assert.Equal(TimeoutCause.ClientCpu, diagnosis.Cause);
+        Assert.StartsWith("client-cpu: WORKER Busy=45 below a raised minimum of 400", diagnosis.EvidenceLines[0], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_version_with_the_write_lock_stall_and_nothing_sent_is_a_client_defect_and_a_fixed_version_is_not()
+    {
+        const string Stalled = "Timeout performing SET cart:17 (1000ms), inst: 0, qu: 0, qs: 0, in: 0, serverEndpoint: 10.0.0.9:6379, mgr: 10 of 10 available, clientName: web-3, IOCP: (Busy=1,Free=999,Min=8,Max=1000), WORKER: (Busy=3,Free=32764,Min=8,Max=32767), v: 2.0.519.50000";
+
+        var defect = Diagnose(Stalled);
+        var fixedVersion = Diagnose(Stalled.Replace("v: 2.0.519.50000", "v: 2.0.588.3402", StringComparison.Ordinal));
+
+        Assert.Equal(TimeoutCause.ClientDefect, defect.Cause);
+        Assert.Contains("fixed in 2.0.588", defect.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.NotEqual(TimeoutCause.ClientDefect, fixedVersion.Cause);
+    }
+
+    [Fact]
+    public void A_message_with_only_the_command_and_its_times_is_server_or_network_held_weakly()
+    {
+        var diagnosis = Diagnose("Timeout awaiting response (outbound=0KiB, inbound=0KiB, 5210ms elapsed, timeout is 5000ms), command=HGET");
+
+        Assert.Equal(TimeoutCause.ServerStall, diagnosis.Cause);
+        Assert.Equal(DiagnosisConfidence.Low, diagnosis.Confidence);
+        Assert.Contains("the message does not say which", diagnosis.EvidenceLines[0], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_message_pasted_inside_json_is_read_out_of_its_string()
+    {
+        var inJson = $"{{\"@t\":\"2026-11-27T02:00:00Z\",\"@l\":\"Error\",\"message\":\"{Message("Busy=140,Free=32627,Min=1024,Max=32767", "sync-ops: 9800000, async-ops: 120000")}\"}}";
+
+        var report = TimeoutMessageReader.Read(inJson);
+
+        Assert.Equal("2.6.122.38350", report.Field("v")?.Raw);
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, TimeoutDiagnoser.Diagnose(report).Cause);
+        Assert.Equal(report.Field("v")?.Raw, TimeoutMessageReader.Read(inJson.Replace("\"}", "\", \"level\": 3}", StringComparison.Ordinal)).Field("v")?.Raw);
+    }
+}

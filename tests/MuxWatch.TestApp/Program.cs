@@ -16,6 +16,8 @@
 //                                        "thrown: N" and the muxwatch_timeouts_total lines, each prefixed "metrics: "
 //   MuxWatch.TestApp gc <host:port>      an app whose heap holds millions of small objects, running GETs (async and sync, 500 ms
 //                                        timeouts) while blocking full collections pause it; output as for stall
+//   MuxWatch.TestApp huge <host:port>    an app that reads a 200 MB value with 20 small GETs and a sync GET behind it on the same
+//                                        connection (500 ms timeouts), the slow log on; output as for stall
 using System.Reflection;
 using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
@@ -42,7 +44,7 @@ if (args is ["starve", var watchedEndpoint])
 }
 
 ConnectionMultiplexer? stallingApp = null;
-if (args is ["stall" or "gc", var stallEndpoint, ..])
+if (args is ["stall" or "gc" or "huge", var stallEndpoint, ..])
 {
     // The app's own multiplexer, observed as an app registers it; the probe and the server poll at their defaults.
     builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:01";
@@ -72,6 +74,7 @@ var exitCode = args switch
     ["pubsub", _] => await PubSubAsync(subscribingApp!, registry),
     ["stall", var endpoint, .. var rest] => await StallAsync(host.Services, stallingApp!, endpoint, rest is [var variant] ? variant : "sleep", registry),
     ["gc", var endpoint] => await GcPauseAsync(host.Services, stallingApp!, endpoint, registry),
+    ["huge", var endpoint] => await HugeValueAsync(host.Services, stallingApp!, endpoint, registry),
     _ => 2,
 };
 await host.StopAsync();
@@ -400,6 +403,44 @@ static async Task<int> GcPauseAsync(IServiceProvider services, ConnectionMultipl
     sync.Join();
     GC.KeepAlive(heap);
     Console.WriteLine("pauses: " + string.Join(' ', pauses.Select(p => p.ToString("0", System.Globalization.CultureInfo.InvariantCulture))));
+    return await ReportAsync(services, thrown, registry);
+}
+
+static async Task<int> HugeValueAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, CollectorRegistry registry)
+{
+    // The value is written by the test's own connection (a long timeout), as another process would have written it.
+    using (var writer = await ConnectionMultiplexer.ConnectAsync($"{endpoint},syncTimeout=60000,asyncTimeout=60000"))
+    {
+        await writer.GetDatabase().StringSetAsync("muxwatch:huge", new byte[200 * 1024 * 1024]);
+        await writer.GetDatabase().StringSetAsync("muxwatch:small", "v");
+    }
+
+    var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
+    await WaitAsync(() => timelines.Find(endpoint) is { CompleteThrough: not null } timeline && timeline.Status().WitnessAnsweredAt is not null);
+    var loop = services.GetRequiredService<ProbeLoopHealth>();
+    var cycles = loop.Cycles;
+    await WaitAsync(() => loop.Cycles > cycles);
+
+    var db = app.GetDatabase();
+    var thrown = 0;
+    async Task CallAsync(Func<Task> call)
+    {
+        try
+        {
+            await call();
+        }
+        catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
+        {
+            Interlocked.Increment(ref thrown);
+        }
+    }
+
+    var huge = CallAsync(() => db.StringGetAsync("muxwatch:huge"));
+    var small = Enumerable.Range(0, 20).Select(_ => CallAsync(() => db.StringGetAsync("muxwatch:small"))).ToList();
+    var sync = new Thread(() => CallAsync(() => Task.FromResult(db.StringGet("muxwatch:small"))).GetAwaiter().GetResult());
+    sync.Start();
+    await Task.WhenAll([huge, .. small]);
+    sync.Join();
     return await ReportAsync(services, thrown, registry);
 }
 

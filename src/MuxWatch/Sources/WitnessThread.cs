@@ -21,7 +21,8 @@ namespace MuxWatch.Sources;
 /// (<c>Socket.Select</c>), so 500 endpoints cost one thread and a PING each per
 /// <see cref="MuxWatchOptions.WitnessInterval"/>. An endpoint with a timeout waiting to be settled (its
 /// timeline's <see cref="ServerTimeline.PollSoon"/>) is asked every 200 ms instead, so the timeouts that follow
-/// the first of a burst are witnessed closely.
+/// the first of a burst are witnessed closely; a quiet process (no pool work, no CPU to speak of for 5 s) every
+/// 2 s, on a tick of 500 ms, so that an idle app pays little for it.
 /// </para>
 /// <para>
 /// Why a dedicated thread: what it witnesses (a starved pool, the process short of CPU) would delay a pool
@@ -36,6 +37,21 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
 
     /// <summary>The PING interval of an endpoint with a timeout waiting for it.</summary>
     internal static readonly TimeSpan HurriedInterval = TimeSpan.FromMilliseconds(200);
+
+    /// <summary>The tick of a quiet process: nothing to witness closely, so the thread wakes twice a second.</summary>
+    internal static readonly TimeSpan QuietTick = TimeSpan.FromMilliseconds(500);
+
+    /// <summary>The PING interval of a quiet process (at least <see cref="MuxWatchOptions.WitnessInterval"/>).</summary>
+    internal static readonly TimeSpan QuietInterval = TimeSpan.FromSeconds(2);
+
+    /// <summary>How long the process counts as busy after a tick that saw it busy.</summary>
+    private static readonly TimeSpan BusyFor = TimeSpan.FromSeconds(5);
+
+    /// <summary>Pool work items a second from which the process counts as busy (an idle ASP.NET Core app completes one or two).</summary>
+    private const double BusyWorkItemsPerSecond = 10;
+
+    /// <summary>The share of one core from which the process counts as busy (an idle app uses a fraction of a percent).</summary>
+    private const double BusyCpuShare = 0.02;
 
     /// <summary>How often the witnesses are matched to the timelines (endpoints come and go rarely).</summary>
     private static readonly TimeSpan ReconcileEvery = TimeSpan.FromSeconds(1);
@@ -55,6 +71,8 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     private Thread? _thread;
     private double _lateWakeMs;
     private DateTimeOffset _nextReconcile;
+    private DateTimeOffset _busyUntil;
+    private (DateTimeOffset Time, long WorkItems, double CpuMs)? _lastActivity;
     private int _disposed;
 
     public WitnessThread(ServerTimelines timelines, RuntimeHistory runtime, TimeProvider time, IOptions<MuxWatchOptions> options, ILogger<WitnessThread>? logger = null)
@@ -137,14 +155,18 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         }
 
         var gcPause = GC.GetTotalPauseDuration().TotalMilliseconds;
-        _runtime.Add(now, gcPause, Environment.CpuUsage.TotalTime.TotalMilliseconds, _lateWakeMs);
+        var cpuMs = Environment.CpuUsage.TotalTime.TotalMilliseconds;
+        _runtime.Add(now, gcPause, cpuMs, _lateWakeMs);
+        var busy = NoteActivity(now, cpuMs);
 
-        var calm = _options.Value.WitnessInterval;
+        var calm = busy ? _options.Value.WitnessInterval : Max(_options.Value.WitnessInterval, QuietInterval);
+        var hurry = false;
         _waiting.Clear();
         _bySocket.Clear();
         foreach (var (timeline, witness) in _witnesses)
         {
             var hurried = timeline.PollSoon && HurriedInterval < calm;
+            hurry |= hurried;
             witness.Step(now, gcPause, hurried ? HurriedInterval : calm);
             if (witness.AwaitingAnswer is { } socket)
             {
@@ -153,14 +175,17 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
             }
         }
 
+        // A quiet process (an idle app) is witnessed at a slower pace: its wakes would be most of what MuxWatch
+        // costs it (docs/benchmarks.md). A PING in flight, a hurried endpoint or a busy process: every 100 ms.
+        var tick = busy || hurry || _waiting.Count > 0 ? Tick : QuietTick;
         var started = _time.GetTimestamp();
         if (_waiting.Count == 0)
         {
-            stopping.WaitHandle.WaitOne(Tick);
+            stopping.WaitHandle.WaitOne(tick);
         }
         else
         {
-            Socket.Select(_waiting, null, null, (int)Tick.TotalMicroseconds); // leaves in _waiting the sockets with something to read
+            Socket.Select(_waiting, null, null, (int)tick.TotalMicroseconds); // leaves in _waiting the sockets with something to read
         }
 
         var waited = _time.GetElapsedTime(started).TotalMilliseconds;
@@ -168,7 +193,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         if (_waiting.Count == 0)
         {
             // Slept the whole tick: anything past it (the GC's own pause aside) is time the process waited for a CPU.
-            _lateWakeMs += Math.Max(0, waited - Tick.TotalMilliseconds - (gcAfter - gcPause) - TimerSlackMs);
+            _lateWakeMs += Math.Max(0, waited - tick.TotalMilliseconds - (gcAfter - gcPause) - TimerSlackMs);
             return;
         }
 
@@ -178,6 +203,29 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
             _bySocket[socket].Read(readAt, gcAfter);
         }
     }
+
+    /// <summary>
+    /// True while the process is busy: it completed pool work items or used CPU past an idle app's in the last
+    /// tick, or did within the last <see cref="BusyFor"/>. Timeouts come from busy processes; a stalled server
+    /// leaves its PING in flight whatever the pace, and the first timeout hurries the endpoint.
+    /// </summary>
+    private bool NoteActivity(DateTimeOffset now, double cpuMs)
+    {
+        var workItems = ThreadPool.CompletedWorkItemCount;
+        if (_lastActivity is { } last && now > last.Time)
+        {
+            var seconds = (now - last.Time).TotalSeconds;
+            if ((workItems - last.WorkItems) / seconds >= BusyWorkItemsPerSecond || (cpuMs - last.CpuMs) / (1000 * seconds) >= BusyCpuShare)
+            {
+                _busyUntil = now + BusyFor;
+            }
+        }
+
+        _lastActivity = (now, workItems, cpuMs);
+        return now < _busyUntil;
+    }
+
+    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
 
     /// <summary>A witness for each timeline with a witness address (witnessing on), none for the others or those removed.</summary>
     private void Reconcile()

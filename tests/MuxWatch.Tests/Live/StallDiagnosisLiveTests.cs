@@ -114,6 +114,20 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
         run.AssertCountedUnder("gc-pause", exactly: true, atLeast: 1);
     }
 
+    [Fact]
+    public async Task Every_timeout_behind_a_huge_value_is_large_payload_whether_the_server_was_copying_it_or_sending_it()
+    {
+        // A 200 MB GET with 21 small GETs behind it on the same connection: the server blocks while it copies the
+        // value (the slow log holds the GET), then sends it while answering everyone else; the small GETs wait
+        // behind it either way. 2.6.90 piles their continuations on its small pool meanwhile: a consequence.
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.TestApp", ["huge", _redis.EndPoint]));
+        Assert.True(exitCode == 0, $"the app's timeouts were not all recorded and settled (exit {exitCode}): {error}\n{output}");
+        var run = StallRun.Parse(output);
+
+        Assert.All(run.Timeouts, t => Assert.True(t.GetProperty("cause").GetString() == "large-payload", t.ToString()));
+        run.AssertCountedUnder("large-payload", exactly: true, atLeast: 10);
+    }
+
     private static List<string> Lines(JsonElement timeout) => [.. timeout.GetProperty("evidence").EnumerateArray().Select(e => e.GetString()!)];
 
     private async Task<string> SlowLogAsync() => (await _redis.CommandAsync("SLOWLOG", "GET", "10")).Trim();

@@ -103,6 +103,15 @@ public sealed class MuxWatchOptions
     /// </summary>
     public TimeSpan WitnessInterval { get; set; } = TimeSpan.FromMilliseconds(500);
 
+    /// <summary>
+    /// How often the witness PINGs each endpoint while this process is quiet (default 2 s, 100 ms to 1 minute,
+    /// never more often than <see cref="WitnessInterval"/>): no pool work and no CPU to speak of for 5 s, as in an
+    /// idle app, whose wakes would otherwise be most of what MuxWatch costs it. A server that stalls still leaves
+    /// the PING in flight unanswered, and the first timeout hurries the endpoint. The sidecar, whose own quiet
+    /// says nothing of the apps that post to it, sets it to the <see cref="WitnessInterval"/> in its appsettings.json.
+    /// </summary>
+    public TimeSpan WitnessQuietInterval { get; set; } = TimeSpan.FromSeconds(2);
+
     /// <summary>The longest one poll may take before it counts as failed (default 2 s, 100 ms to 1 minute): the connect and each command time out by it.</summary>
     public TimeSpan ServerPollTimeout { get; set; } = TimeSpan.FromSeconds(2);
 

@@ -41,9 +41,6 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     /// <summary>The tick of a quiet process: nothing to witness closely, so the thread wakes twice a second.</summary>
     internal static readonly TimeSpan QuietTick = TimeSpan.FromMilliseconds(500);
 
-    /// <summary>The PING interval of a quiet process (at least <see cref="MuxWatchOptions.WitnessInterval"/>).</summary>
-    internal static readonly TimeSpan QuietInterval = TimeSpan.FromSeconds(2);
-
     /// <summary>How long the process counts as busy after a tick that saw it busy.</summary>
     private static readonly TimeSpan BusyFor = TimeSpan.FromSeconds(5);
 
@@ -159,7 +156,8 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         _runtime.Add(now, gcPause, cpuMs, _lateWakeMs);
         var busy = NoteActivity(now, cpuMs);
 
-        var calm = busy ? _options.Value.WitnessInterval : Max(_options.Value.WitnessInterval, QuietInterval);
+        var settings = _options.Value;
+        var calm = busy ? settings.WitnessInterval : Max(settings.WitnessInterval, settings.WitnessQuietInterval);
         var hurry = false;
         _waiting.Clear();
         _bySocket.Clear();
@@ -177,7 +175,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
 
         // A quiet process (an idle app) is witnessed at a slower pace: its wakes would be most of what MuxWatch
         // costs it (docs/benchmarks.md). A PING in flight, a hurried endpoint or a busy process: every 100 ms.
-        var tick = busy || hurry || _waiting.Count > 0 ? Tick : QuietTick;
+        var tick = busy || hurry || _waiting.Count > 0 || calm < QuietTick ? Tick : QuietTick;
         var started = _time.GetTimestamp();
         if (_waiting.Count == 0)
         {

@@ -10,6 +10,7 @@ using MuxWatch.Benchmarks;
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- sidecar-scale     (the sidecar's memory and scrape at 10..500, vs redis_exporter)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- hostile-memory    (the sidecar's memory against a server sending oversized replies)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- idle-cost         (the CPU an idle app pays for watching, beside the health check)
+// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- witness-cost      (the witness thread's own CPU, quiet and busy)
 // Smoke runs (what the test command does): --filter '*' --job dry --inProcess; hook-overhead --rounds 3 --throws 100
 if (args.Length > 0 && args[0] == "hook-overhead")
 {
@@ -29,6 +30,11 @@ if (args.Length > 0 && args[0] == "probe-scaling")
 if (args.Length > 0 && args[0] == "cluster-cost")
 {
     return await ClusterCost.RunAsync(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "witness-cost")
+{
+    return await WitnessCost.RunAsync(args[1..]);
 }
 
 if (args.Length > 0 && args[0] == "idle-cost")

@@ -22,7 +22,7 @@ namespace MuxWatch.Sources;
 /// <see cref="MuxWatchOptions.WitnessInterval"/>. An endpoint with a timeout waiting to be settled (its
 /// timeline's <see cref="ServerTimeline.PollSoon"/>) is asked every 200 ms instead, so the timeouts that follow
 /// the first of a burst are witnessed closely; a quiet process (no pool work, no CPU to speak of for 5 s) every
-/// 2 s, on a tick of 500 ms, so that an idle app pays little for it.
+/// <see cref="MuxWatchOptions.WitnessQuietInterval"/> (2 s), on a tick of 1 s, so that an idle app pays little for it.
 /// </para>
 /// <para>
 /// Why a dedicated thread: what it witnesses (a starved pool, the process short of CPU) would delay a pool
@@ -38,10 +38,16 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     /// <summary>The PING interval of an endpoint with a timeout waiting for it.</summary>
     internal static readonly TimeSpan HurriedInterval = TimeSpan.FromMilliseconds(200);
 
-    /// <summary>The tick of a quiet process: nothing to witness closely, so the thread wakes twice a second.</summary>
-    internal static readonly TimeSpan QuietTick = TimeSpan.FromMilliseconds(500);
+    /// <summary>
+    /// The tick of a quiet process: nothing to witness closely, so the thread wakes once a second (on this
+    /// kind of machine a wake of a sleeping thread costs a few hundred microseconds of CPU: witness-cost).
+    /// </summary>
+    internal static readonly TimeSpan QuietTick = TimeSpan.FromSeconds(1);
 
-    /// <summary>How long the process counts as busy after a tick that saw it busy.</summary>
+    /// <summary>The span the process's activity is measured over.</summary>
+    private static readonly TimeSpan ActivitySpan = TimeSpan.FromSeconds(1);
+
+    /// <summary>How long the process counts as busy after a span that saw it busy.</summary>
     private static readonly TimeSpan BusyFor = TimeSpan.FromSeconds(5);
 
     /// <summary>Pool work items a second from which the process counts as busy (an idle ASP.NET Core app completes one or two).</summary>
@@ -71,6 +77,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     private DateTimeOffset _busyUntil;
     private (DateTimeOffset Time, long WorkItems, double CpuMs)? _lastActivity;
     private int _disposed;
+    private long _cycles;
 
     public WitnessThread(ServerTimelines timelines, RuntimeHistory runtime, TimeProvider time, IOptions<MuxWatchOptions> options, ILogger<WitnessThread>? logger = null)
     {
@@ -142,8 +149,12 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         }
     }
 
+    /// <summary>Cycles run since start (benchmarks read it: the thread's wakes).</summary>
+    internal long Cycles => Interlocked.Read(ref _cycles);
+
     private void Cycle(CancellationToken stopping)
     {
+        Interlocked.Increment(ref _cycles);
         var now = _time.GetUtcNow();
         if (now >= _nextReconcile)
         {
@@ -209,17 +220,24 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     /// </summary>
     private bool NoteActivity(DateTimeOffset now, double cpuMs)
     {
+        // Over a second at least: the process's CPU time is counted in clock ticks (10 ms on Linux), so over one
+        // 100 ms tick a single tick of CPU would read as a tenth of a core.
         var workItems = ThreadPool.CompletedWorkItemCount;
-        if (_lastActivity is { } last && now > last.Time)
+        if (_lastActivity is not { } last)
+        {
+            _lastActivity = (now, workItems, cpuMs);
+        }
+        else if (now - last.Time >= ActivitySpan)
         {
             var seconds = (now - last.Time).TotalSeconds;
             if ((workItems - last.WorkItems) / seconds >= BusyWorkItemsPerSecond || (cpuMs - last.CpuMs) / (1000 * seconds) >= BusyCpuShare)
             {
                 _busyUntil = now + BusyFor;
             }
+
+            _lastActivity = (now, workItems, cpuMs);
         }
 
-        _lastActivity = (now, workItems, cpuMs);
         return now < _busyUntil;
     }
 

@@ -101,6 +101,20 @@ public sealed class BenchmarkSmokeTests
     }
 
     [Fact]
+    public async Task The_witness_cost_run_prints_every_phase()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "witness-cost", "--warmup", "1", "--seconds", "1");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info, timeout: TimeSpan.FromMinutes(2));
+
+        Assert.True(exitCode == 0, $"exit {exitCode}: {error}\n{output}");
+        foreach (var phase in (string[])["no witness", "witness thread, no endpoint", "witness, one endpoint, quiet", "witness, one endpoint, busy"])
+        {
+            Assert.Matches($@"(?m)^  {phase} +\d+\.\d\d +\d+\.\d +\d+\.\d$", output);
+        }
+    }
+
+    [Fact]
     public async Task The_hostile_memory_run_measures_every_shape_and_sees_it_refused()
     {
         var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "hostile-memory", "--seconds", "1");

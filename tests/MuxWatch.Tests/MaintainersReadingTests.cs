@@ -83,6 +83,20 @@ public sealed class MaintainersReadingTests
     }
 
     [Fact]
+    public void A_modest_pool_in_front_of_a_managed_cache_is_the_round_trip_to_the_provider_and_the_same_at_home_is_the_pool()
+    {
+        const string ToAzure = "Timeout awaiting response (outbound=0KiB, inbound=0KiB, 2210ms elapsed, timeout is 2000ms), command=HGET, next: HGET session:9, inst: 0, qu: 0, qs: 8, aw: False, rs: ReadAsync, ws: Idle, in: 2890, in-pipe: 0, out-pipe: 0, serverEndpoint: shop-prod.redis.cache.windows.net:6380, mc: 1/1/0, mgr: 10 of 10 available, clientName: web-2, IOCP: (Busy=0,Free=1000,Min=2,Max=1000), WORKER: (Busy=13,Free=32754,Min=2,Max=32767), v: 2.2.88.56325";
+
+        var remote = Diagnose(ToAzure);
+        var home = Diagnose(ToAzure.Replace("shop-prod.redis.cache.windows.net:6380", "10.1.0.7:6379", StringComparison.Ordinal));
+
+        Assert.Equal(TimeoutCause.ServerStall, remote.Cause);
+        Assert.Equal(DiagnosisConfidence.Medium, remote.Confidence);
+        Assert.StartsWith("server-stall: qs=8 unanswered from a managed cache reached over the network (shop-prod.redis.cache.windows.net)", remote.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, home.Cause);
+    }
+
+    [Fact]
     public void A_message_pasted_inside_json_is_read_out_of_its_string()
     {
         var inJson = $"{{\"@t\":\"2026-11-27T02:00:00Z\",\"@l\":\"Error\",\"message\":\"{Message("Busy=140,Free=32627,Min=1024,Max=32767", "sync-ops: 9800000, async-ops: 120000")}\"}}";

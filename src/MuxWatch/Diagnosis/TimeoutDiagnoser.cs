@@ -123,6 +123,7 @@ internal static class TimeoutDiagnoser
         new WriteSideRule(),
         new LateTimeoutRule(),
         new LoadedMachineRule(),
+        new ManagedCloudRule(),
         new ServerStallRule(),
         new UnreliableQueueCountRule(),
     ];

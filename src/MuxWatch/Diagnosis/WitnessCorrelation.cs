@@ -105,6 +105,16 @@ internal static class WitnessCorrelation
             return diagnosis with { Evidence = [line, .. diagnosis.Evidence], Confidence = DiagnosisConfidence.High };
         }
 
+        if (diagnosis.Cause == TimeoutCause.Failover)
+        {
+            // The node that failed over is the one that went away: the failover explains it, the witness seconds it.
+            List<Evidence> lines = [.. diagnosis.Evidence];
+            lines.Insert(Math.Min(1, lines.Count), Evidence.Finding(TimeoutCause.Failover, EvidenceWeight.Strong,
+                $"MuxWatch's own connection could not reach the failed node either ({gone.Outcome ?? "refused"}, from {Clock(gone.Start)}{(gone.End is { } until ? $" to {Clock(until)}" : ", still")})",
+                "witness"));
+            return diagnosis with { Evidence = lines };
+        }
+
         return Promote(diagnosis, TimeoutCause.ConnectionLoss, line,
             $"connection-loss outranks {diagnosis.Cause.ToName()}: the server could not be reached from this process at all, so every other sign is its consequence",
             DiagnosisConfidence.High);

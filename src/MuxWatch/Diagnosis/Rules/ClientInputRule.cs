@@ -13,7 +13,8 @@ internal sealed class ClientInputRule : IDiagnosisRule
         {
             if (report.Number(name) is { } bytes && bytes > 0)
             {
-                var clear = name == "in-pipe" || bytes >= TimeoutDiagnoser.ClearInputBytes;
+                // A few KB arriving from a managed cache reached over the network are the round trip's (rule 9c).
+                var clear = (name == "in-pipe" || bytes >= TimeoutDiagnoser.ClearInputBytes) && !ManagedCloudEndpoint.IsLatencyToProvider(report);
                 found.Add(TimeoutCause.ClientInputBacklog, clear ? EvidenceWeight.Clear : EvidenceWeight.Weak, $"{name}={Format(bytes)}: reply bytes received but not yet processed", name);
             }
         }

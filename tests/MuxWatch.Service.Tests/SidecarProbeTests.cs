@@ -141,6 +141,9 @@ public sealed class SidecarProbeTests : IAsyncLifetime
         await using var sidecar = InMemorySidecar.Probing(("flaky", Target(",connectTimeout=1000")));
         var mux = ("multiplexer", "flaky");
         await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_connected", mux) == 1, "connected");
+        var events = new Uri($"/api/events?endpoint={_redis.EndPoint}", UriKind.Relative);
+        await Eventually.UntilAsync(async () => (await sidecar.Client.GetStringAsync(events)).Contains("\"witnessAnsweredAt\":\"", StringComparison.Ordinal),
+            "MuxWatch's own connection (the witness) answered: a server it never reached is no witness of a server gone");
 
         await _redis.KillAsync();
         await Eventually.UntilAsync(async () =>
@@ -153,6 +156,9 @@ public sealed class SidecarProbeTests : IAsyncLifetime
         {
             Assert.NotEqual("connected", targets.RootElement.GetProperty("targets")[0].GetProperty("state").GetString());
         }
+
+        // The witness saw it too: the server unreachable, on its timeline.
+        await Eventually.UntilAsync(async () => (await sidecar.Client.GetStringAsync(events)).Contains("\"kind\":\"unreachable\"", StringComparison.Ordinal), "the witness's unreachable interval");
 
         await _redis.RestartAsync();
         await Eventually.UntilAsync(async () =>

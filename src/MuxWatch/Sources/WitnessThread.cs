@@ -88,9 +88,6 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         _logger = (ILogger?)logger ?? NullLogger.Instance;
     }
 
-    /// <summary>The endpoints witnessed now.</summary>
-    public IReadOnlyCollection<string> Endpoints => [.. _witnesses.Keys.Select(timeline => timeline.Endpoint)];
-
     public Task StartAsync(CancellationToken cancellationToken)
     {
         _thread = new Thread(Run) { IsBackground = true, Name = "MuxWatch witness" };

@@ -17,7 +17,7 @@
 //   MuxWatch.TestApp gc <host:port>      an app whose heap holds millions of small objects, running GETs (async and sync, 500 ms
 //                                        timeouts) while blocking full collections pause it; output as for stall
 //   MuxWatch.TestApp huge <host:port>    an app that reads a 200 MB value with 20 small GETs and a sync GET behind it on the same
-//                                        connection (500 ms timeouts), the slow log on; output as for stall
+//                                        connection (200 ms timeouts), the slow log on; output as for stall
 using System.Reflection;
 using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
@@ -53,7 +53,9 @@ if (args is ["stall" or "gc" or "huge", var stallEndpoint, ..])
         builder.Configuration["MuxWatch:CorrelationSettleTimeout"] = "00:00:05"; // a dead server is never polled again
     }
 
-    stallingApp = await ConnectionMultiplexer.ConnectAsync($"{stallEndpoint},syncTimeout=500,asyncTimeout=500,abortConnect=false");
+    // 500 ms timeouts; 200 ms behind the huge value, so that its calls time out however fast this machine copies it.
+    var timeoutMs = args[0] == "huge" ? 200 : 500;
+    stallingApp = await ConnectionMultiplexer.ConnectAsync($"{stallEndpoint},syncTimeout={timeoutMs},asyncTimeout={timeoutMs},abortConnect=false");
     watched.AddMultiplexer("app", _ => stallingApp);
 }
 

@@ -134,6 +134,16 @@ public sealed class WitnessCorrelationTests
         Assert.Contains(refined.EvidenceLines, line => line.StartsWith("slow-command: MuxWatch's own connection got no answer either", StringComparison.Ordinal));
     }
 
+    [Fact]
+    public void A_huge_value_the_slow_log_holds_stays_the_cause_when_the_server_answered_before_or_after_its_copy()
+    {
+        var copied = new ServerEvent(ServerEventKind.SlowCommand, T0.AddMilliseconds(-50), T0.AddSeconds(1.4)) { DurationMs = 400, Command = "GET", SlowlogId = 3 };
+        var explained = TimelineCorrelation.Refine(Diagnose(Unanswered), [copied], Wait.From, Wait.To);
+        Assert.Equal(TimeoutCause.LargePayload, explained.Cause);
+
+        Assert.Same(explained, WitnessCorrelation.Refine(explained, AnsweredAt(420), Wait.From, Wait.To));
+    }
+
     [Theory]
     [InlineData(700, 800, "gc-pause")]
     [InlineData(300, 800, "gc-pause")]

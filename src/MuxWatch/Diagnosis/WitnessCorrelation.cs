@@ -158,6 +158,13 @@ internal static class WitnessCorrelation
         var first = answers[0];
         var text = string.Create(CultureInfo.InvariantCulture,
             $"not the server: MuxWatch's own connection was answered {(answers.Count == 1 ? "once" : $"{answers.Count} times")} while this request waited (a PING sent {(first.Sent - from).TotalMilliseconds:0} ms into the wait, answered in {(first.Answered - first.Sent).TotalMilliseconds:0.#} ms), so the server was answering: the wait was in this app (its pool, a GC pause, its CPU, a reader behind a large reply) or on its path to the server");
+        if (diagnosis.Confidence == DiagnosisConfidence.High && diagnosis.Evidence.Any(e => e.Role == EvidenceRole.Finding && e.Cause == diagnosis.Cause && e.Fields.Contains("server:timeline")))
+        {
+            // What the server logged explains the wait (a slow command, a huge value copied): the server answered
+            // another connection before or after that block, which does not undo it.
+            return diagnosis;
+        }
+
         var serverSide = ServerCauses.Contains(diagnosis.Cause) && diagnosis.Confidence != DiagnosisConfidence.High;
         var clientDrop = diagnosis.Cause == TimeoutCause.ConnectionLoss;
         if (!serverSide && !clientDrop && diagnosis.Cause != TimeoutCause.Unknown)

@@ -26,13 +26,25 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
     public void Apply(TimeoutContext timeout)
     {
         var endpoint = timeout.Report.Endpoint ?? timeout.LiveCounters?.Endpoint;
-        if (timelines.Find(endpoint) is not { } timeline || timeout.Diagnosis is not { } before)
+        if (timeout.Diagnosis is not { } before || endpoint is null)
         {
             return;
         }
 
         var (from, to) = timeout.Waiting;
         var now = time.GetUtcNow();
+        if (timelines.Find(endpoint) is not { } timeline)
+        {
+            // A node no longer watched (a failed cluster node leaves the list once its replica took over): its
+            // failures are still the failover's when a promotion on another node's timeline replaced it.
+            if (timelines.PromotionsReplacing(endpoint, from, to, now) is { Count: > 0 } replacing)
+            {
+                timeout.Diagnosis = TimelineCorrelation.Refine(before, replacing, from, to);
+            }
+
+            return;
+        }
+
         var events = timeline.Overlapping(from, to, now);
         if (timelines.PromotionsReplacing(timeline.Endpoint, from, to, now) is { Count: > 0 } promotions)
         {

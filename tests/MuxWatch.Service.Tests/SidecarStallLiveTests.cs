@@ -8,7 +8,8 @@ namespace MuxWatch.Service.Tests;
 /// time out and, on 3.x, the client then drops its connection itself (measured on 3.4.35 about 4 s in).
 /// Every one of those (the timeouts and the failures of the dropped connection) is the slow command's,
 /// counted once under it; the dropped connection is named as its consequence; a BGSAVE forked inside
-/// the wait is at most contributing. Both client generations.
+/// the wait is at most contributing. Also a server paused with nothing logged, and the timeouts an app posts
+/// from behind a huge value. Both client generations.
 /// </summary>
 [Trait("Category", "LiveProbe")]
 public sealed class SidecarStallLiveTests : IAsyncLifetime
@@ -121,6 +122,59 @@ public sealed class SidecarStallLiveTests : IAsyncLifetime
         var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
         Assert.Equal(probed.Count, metrics.Value("muxwatch_timeouts_total", mux, ("cause", "server-stall")));
         Assert.Equal(probed.Count, metrics.Value("muxwatch_timeouts_total", mux)); // none under another cause, none twice
+    }
+
+    [Fact]
+    public async Task Every_timeout_an_app_posts_from_behind_a_huge_value_is_large_payload()
+    {
+        // An app elsewhere (here: this test's own connection, 200 ms timeouts) reads a 200 MB value with 20 small GETs
+        // and a sync GET behind it on the same connection, and posts every timeout it caught with the time it was thrown.
+        // The sidecar sees only the messages, its own poll of the server (the slow log holds the GET) and its witness.
+        using var sidecar = InMemorySidecar.Probing(("huge", $"{_redis.EndPoint},asyncTimeout=2000,syncTimeout=2000"));
+        await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_server_last_poll_success_timestamp_seconds") > 0
+            && (await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative))).Contains("\"witnessAnsweredAt\":\"", StringComparison.Ordinal),
+            "the first complete poll, and the witness answered");
+        using (var writer = await StackExchange.Redis.ConnectionMultiplexer.ConnectAsync($"{_redis.EndPoint},syncTimeout=60000,asyncTimeout=60000"))
+        {
+            await writer.GetDatabase().StringSetAsync("app:huge", new byte[200 * 1024 * 1024]);
+            await writer.GetDatabase().StringSetAsync("app:small", "v");
+        }
+
+        List<(string Message, DateTimeOffset Time)> caught = [];
+        using (var app = await StackExchange.Redis.ConnectionMultiplexer.ConnectAsync($"{_redis.EndPoint},syncTimeout=200,asyncTimeout=200"))
+        {
+            var db = app.GetDatabase();
+            async Task CallAsync(Func<Task> call)
+            {
+                try
+                {
+                    await call();
+                }
+                catch (Exception ex) when (ex is StackExchange.Redis.RedisTimeoutException or StackExchange.Redis.RedisConnectionException)
+                {
+                    lock (caught)
+                    {
+                        caught.Add((ex.Message, DateTimeOffset.UtcNow));
+                    }
+                }
+            }
+
+            var huge = CallAsync(() => db.StringGetAsync("app:huge"));
+            var small = Enumerable.Range(0, 20).Select(_ => CallAsync(() => db.StringGetAsync("app:small"))).ToList();
+            var sync = Task.Factory.StartNew(() => CallAsync(() => Task.FromResult(db.StringGet("app:small"))).GetAwaiter().GetResult(), TaskCreationOptions.LongRunning);
+            await Task.WhenAll([huge, sync, .. small]);
+        }
+
+        Assert.True(caught.Count > 0, "no call timed out behind the huge value");
+        foreach (var (message, time) in caught)
+        {
+            var posted = await PostAsync(sidecar, message, time);
+            Assert.True(posted.GetProperty("cause").GetString() == "large-payload", $"{message}\n{posted}");
+        }
+
+        var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+        Assert.Equal(caught.Count, metrics.Value("muxwatch_timeouts_total", ("cause", "large-payload"), ("source", "api")));
+        Assert.Equal(caught.Count, metrics.Value("muxwatch_timeouts_total", ("source", "api"))); // none under another cause, none twice
     }
 
     private static async Task<JsonElement> PostAsync(InMemorySidecar sidecar, string message, DateTimeOffset time)

@@ -150,6 +150,22 @@ public sealed class TimeoutMessageReaderHostileInputTests
         Assert.Equal(TimeoutCause.ServerStall, diagnosis.Cause);
     }
 
+    [Theory]
+    // As 3.4.35 wrote them, on a multiplexer given a UnixDomainSocketEndPoint (measured here).
+    [InlineData("Timeout awaiting response (outbound=0KiB, inbound=0KiB, 1252ms elapsed, timeout is 500ms), command=GET, next: GET k, inst: 0, qu: 0, qs: 0, aw: False, bw: Inactive, rs: ReadAsync, ws: Idle, in: 0, in-pipe: 0, last-in: 7, cur-in: 7, serverEndpoint: /tmp/muxwatch-0377.sock, conn-sec: 5.08, aoc: 1, mc: 1/1/0, v: 3.4.35.20751", "/tmp/muxwatch-0377.sock")]
+    [InlineData("ConnectionDisposed on Interactive#1@!/tmp/muxwatch-0377.sock (Idle)", "/tmp/muxwatch-0377.sock")]
+    [InlineData("SocketFailure (ReadSocketError/ConnectionReset) on /var/run/redis/redis.sock/Interactive, Idle/Faulted", "/var/run/redis/redis.sock")]
+    [InlineData("Timeout performing GET k (500ms), qs: 1, serverEndpoint: /tmp/a path with spaces.sock", null)]
+    [InlineData("Timeout performing GET k (500ms), qs: 1, serverEndpoint: /", null)]
+    public void A_unix_socket_path_is_an_endpoint_and_a_path_no_socket_could_have_is_not(string message, string? endpoint)
+    {
+        Assert.Equal(endpoint, TimeoutMessageReader.Read(message).Endpoint);
+    }
+
+    [Fact]
+    public void A_socket_path_longer_than_the_system_allows_is_not_an_endpoint() =>
+        Assert.Null(TimeoutMessageReader.Read($"Timeout performing GET k (500ms), qs: 1, serverEndpoint: /{new string('a', 200)}.sock").Endpoint);
+
     [Fact]
     public void Sampled_thread_pool_decides_starvation_when_the_message_has_no_pool_figures()
     {

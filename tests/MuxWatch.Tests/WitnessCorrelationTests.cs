@@ -52,6 +52,30 @@ public sealed class WitnessCorrelationTests
     }
 
     [Fact]
+    public void A_connection_given_up_on_while_the_witness_was_already_silent_is_the_silences_consequence()
+    {
+        // Measured on 3.4.35 over a Unix socket, the server stopped: the client disposed of its connection 1.1 s into
+        // the silence, whose share of the failure's guessed 5 s window was still under a quarter.
+        var before = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read("ConnectionDisposed on Interactive#1@!/tmp/muxwatch-f562.sock (Idle)"));
+        Assert.Equal(TimeoutCause.ConnectionLoss, before.Cause);
+        var failedAt = T0.AddSeconds(5);
+
+        var refined = WitnessCorrelation.Refine(before, new([(failedAt.AddMilliseconds(-1150), failedAt.AddMilliseconds(1400))], [], []), T0, failedAt, waited: false);
+
+        Assert.Equal(TimeoutCause.ServerStall, refined.Cause);
+        Assert.StartsWith("server-stall: MuxWatch's own connection got no answer either", refined.EvidenceLines[0], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_silence_that_began_only_after_the_connection_was_lost_is_not_its_cause()
+    {
+        var before = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read("ConnectionDisposed on Interactive#1@!/tmp/muxwatch-f562.sock (Idle)"));
+        var failedAt = T0.AddSeconds(5);
+
+        Assert.Same(before, WitnessCorrelation.Refine(before, new([(failedAt.AddMilliseconds(200), failedAt.AddMilliseconds(1400))], [], []), T0, failedAt, waited: false));
+    }
+
+    [Fact]
     public void A_short_silence_at_the_edge_of_the_wait_decides_nothing()
     {
         var before = Diagnose(Unanswered);

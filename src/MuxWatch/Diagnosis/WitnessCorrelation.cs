@@ -85,11 +85,12 @@ internal static class WitnessCorrelation
             return Silent(diagnosis, witness.Silences, silentMs, waitMs, from, to);
         }
 
-        if (diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Silences.Any(s => s.To >= from - AfterSilence && s.To <= to))
+        if (diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Silences.Any(s => s.To >= from - AfterSilence && s.From < to))
         {
-            // Caught after the server came back: the client dropped its connection during the silence.
-            var silence = witness.Silences.Where(s => s.To <= to).MaxBy(s => s.To);
-            return Silent(diagnosis, [silence], 0, waitMs, from, to);
+            // The client gave up on its connection during the silence (caught then, or after the server came back):
+            // the silence's consequence. A silence that began only after the connection was lost is not its cause.
+            var silence = witness.Silences.Where(s => s.From < to).MaxBy(s => s.To);
+            return Silent(diagnosis, [silence], silence.To <= to ? 0 : silentMs, waitMs, from, to);
         }
 
         return waited && witness.Answers.Count > 0 && silentMs < SilentShare * waitMs ? Answered(diagnosis, witness.Answers, from) : diagnosis;

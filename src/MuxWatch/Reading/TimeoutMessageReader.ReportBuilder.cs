@@ -78,17 +78,35 @@ public static partial class TimeoutMessageReader
                 endpoint = endpoint["Unspecified/".Length..];
             }
 
-            var slash = endpoint.IndexOf('/', StringComparison.Ordinal);
-            if (slash > 0)
-            {
-                endpoint = endpoint[..slash];
-            }
-
             // 3.x names a connection "Interactive#3@127.0.0.1:6379" (type, number, endpoint); no endpoint holds an '@'.
             var at = endpoint.LastIndexOf('@');
             if (at >= 0)
             {
                 endpoint = endpoint[(at + 1)..];
+            }
+
+            // A Unix socket: "/var/run/redis.sock" ("!/var/run/redis.sock" in a connection's name), a connection
+            // type after it as after host:port.
+            if (endpoint.StartsWith("!/", StringComparison.Ordinal) || endpoint.StartsWith('/'))
+            {
+                endpoint = endpoint.TrimStart('!');
+                foreach (var suffix in (string[])["/Interactive", "/Subscription"])
+                {
+                    endpoint = endpoint.EndsWith(suffix, StringComparison.Ordinal) ? endpoint[..^suffix.Length] : endpoint;
+                }
+
+                if (endpoint.Length is > 1 and <= MaxSocketPathLength && endpoint.All(c => char.IsAsciiLetterOrDigit(c) || c is '/' or '.' or '-' or '_'))
+                {
+                    _endpoint = endpoint;
+                }
+
+                return;
+            }
+
+            var slash = endpoint.IndexOf('/', StringComparison.Ordinal);
+            if (slash > 0)
+            {
+                endpoint = endpoint[..slash];
             }
 
             var colon = endpoint.LastIndexOf(':');
@@ -202,11 +220,12 @@ public static partial class TimeoutMessageReader
                 FailureType = type;
             }
 
-            // "on host:6379/Interactive" names the endpoint; 1.x's short "SocketClosed on GET" names the command.
+            // "on host:6379/Interactive" (or a socket's path, "on Interactive#1@!/run/redis.sock") names the endpoint;
+            // 1.x's short "SocketClosed on GET" names the command.
             var target = note[(on + 4)..];
             var end = target.IndexOfAny([' ', ',']);
             var word = end < 0 ? target : target[..end];
-            if (word.Contains(':', StringComparison.Ordinal))
+            if (word.Contains(':', StringComparison.Ordinal) || word.Contains('/', StringComparison.Ordinal))
             {
                 SetEndpoint(word);
             }

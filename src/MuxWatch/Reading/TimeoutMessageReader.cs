@@ -17,6 +17,10 @@ public static partial class TimeoutMessageReader
     public const int MaxInputChars = 32 * 1024;
 
     private const int MaxKeyLength = 40;
+
+    /// <summary>Linux's limit on a Unix socket's path (<c>sun_path</c>, 108 bytes): a longer "path" is not an endpoint.</summary>
+    private const int MaxSocketPathLength = 108;
+
     private const int MaxKeptTextChars = 4096;
     private const int MaxNotes = 8;
     private const int MaxNoteChars = 512;

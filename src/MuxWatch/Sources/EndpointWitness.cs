@@ -249,16 +249,21 @@ internal sealed class EndpointWitness : IDisposable
             case DnsEndPoint dns:
                 _resolving = Dns.GetHostAddressesAsync(dns.Host);
                 break;
+            case UnixDomainSocketEndPoint path:
+                StartConnect(now, path); // a server on this machine's socket file: the same PING, no TCP
+                break;
             default:
-                _nextConnect = DateTimeOffset.MaxValue; // a Unix socket or the like: no witness
+                _nextConnect = DateTimeOffset.MaxValue; // an address family the client may know and this witness does not: no witness
                 break;
         }
     }
 
     /// <summary>Starts a non-blocking connect, looked at on the next ticks.</summary>
-    private void StartConnect(DateTimeOffset now, IPEndPoint target)
+    private void StartConnect(DateTimeOffset now, EndPoint target)
     {
-        var socket = new Socket(target.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true, Blocking = false };
+        var socket = target is UnixDomainSocketEndPoint
+            ? new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified) { Blocking = false }
+            : new Socket(target.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true, Blocking = false };
         try
         {
             socket.Connect(target);

@@ -1,13 +1,19 @@
 using System.Net;
+using System.Net.Sockets;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using MuxWatch.Testing;
+using StackExchange.Redis;
 
 namespace MuxWatch.Tests.Live;
 
 /// <summary>
 /// MuxWatch's own plain connection (the witness) against real servers: answered by a server that wants a
 /// password without ever sending one (its NOAUTH is an answer), over TLS, silent while the server's process is
-/// stopped, and the server unreachable once it is killed, each on the endpoint's timeline.
+/// stopped, and the server unreachable once it is killed, each on the endpoint's timeline; a server on a Unix
+/// socket too, and an app on one whose server stops.
 /// </summary>
 [Trait("Category", "LiveProbe")]
 public sealed class WitnessLiveTests
@@ -59,11 +65,14 @@ public sealed class WitnessLiveTests
         Assert.True(witnessing.Timeline.Status().WitnessRoundTripMs < 100);
     }
 
-    [Fact]
-    public async Task A_stopped_server_is_a_silence_and_a_killed_one_unreachable_on_its_timeline()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)] // the server on a Unix socket file (the client connects to one given a UnixDomainSocketEndPoint)
+    public async Task A_stopped_server_is_a_silence_and_a_killed_one_unreachable_on_its_timeline(bool unixSocket)
     {
-        await using var redis = await RedisServer.StartAsync();
-        using var witnessing = Witnessing(redis.EndPoint, tlsHost: null);
+        var socketFile = Path.Combine(Path.GetTempPath(), $"muxwatch-{Guid.NewGuid():N}.sock");
+        await using var redis = unixSocket ? await RedisServer.StartAsync("--unixsocket", socketFile, "--unixsocketperm", "700") : await RedisServer.StartAsync();
+        using var witnessing = unixSocket ? Witnessing(new UnixDomainSocketEndPoint(socketFile), socketFile) : Witnessing(redis.EndPoint, tlsHost: null);
         await Eventually.UntilAsync(() => witnessing.Timeline.Status().WitnessAnsweredAt is not null, "the witness answered");
 
         await redis.PauseAsync(TimeSpan.FromSeconds(2));
@@ -78,14 +87,64 @@ public sealed class WitnessLiveTests
         await redis.RestartAsync();
         await Eventually.UntilAsync(() => witnessing.Timeline.Events().Any(e => e.Kind == ServerEventKind.Unreachable && !e.InProgress), "reachable again", TimeSpan.FromSeconds(15));
         Assert.EndsWith("refused", witnessing.Timeline.Events().Single(e => e.Kind == ServerEventKind.Unreachable).Outcome, StringComparison.Ordinal);
+        File.Delete(socketFile);
     }
 
-    private static Witnessed Witnessing(string endpoint, string? tlsHost)
+    [Fact]
+    public async Task An_app_on_a_unix_socket_is_witnessed_and_its_timeouts_while_the_server_stops_are_a_server_stall()
+    {
+        var socketFile = Path.Combine(Path.GetTempPath(), $"muxwatch-{Guid.NewGuid():N}.sock");
+        await using var redis = await RedisServer.StartAsync("--unixsocket", socketFile, "--unixsocketperm", "700");
+        var configuration = new ConfigurationOptions { AsyncTimeout = 500, SyncTimeout = 500 };
+        configuration.EndPoints.Add(new UnixDomainSocketEndPoint(socketFile));
+        using var app = await ConnectionMultiplexer.ConnectAsync(configuration);
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Configuration["MuxWatch:DiscoverMultiplexers"] = "false"; // this test's multiplexer only
+        builder.Services.AddMuxWatch().UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry()).AddMultiplexer("unix-app", _ => app);
+        using var host = builder.Build();
+        await host.StartAsync();
+        var timelines = host.Services.GetRequiredService<ServerTimelines>();
+        ServerTimeline? timeline = null;
+        await Eventually.UntilAsync(() => (timeline = timelines.Unordered.FirstOrDefault(t => t.Endpoint.Contains(socketFile, StringComparison.Ordinal))) is { CompleteThrough: not null }
+            && timeline.Status().WitnessAnsweredAt is not null, "the socket's server polled and its witness answered");
+
+        var db = app.GetDatabase();
+        var pausing = redis.PauseAsync(TimeSpan.FromSeconds(3));
+        var calls = await Task.WhenAll(Enumerable.Range(0, 20).Select(async i =>
+        {
+            await Task.Delay(i * 100); // spread over the first two seconds of the pause
+            try
+            {
+                await db.StringGetAsync("k");
+                return false;
+            }
+            catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
+            {
+                return true;
+            }
+        }));
+        await pausing;
+
+        var recent = host.Services.GetRequiredService<RecentTimeouts>();
+        List<ObservedTimeout> caught = [];
+        // Counted by the multiplexer they are attributed to: the socket's path read from each message.
+        await Eventually.UntilAsync(() => (caught = [.. recent.Newest().Where(t => t.Multiplexer == "unix-app")]).Count >= calls.Count(c => c) && caught.All(t => t.Settled),
+            "every timeout of the app recorded and settled", TimeSpan.FromSeconds(30));
+        Assert.True(calls.Any(c => c), "no call timed out");
+        Assert.All(caught, t => Assert.True(t.Diagnosis.Cause == TimeoutCause.ServerStall, $"{t.Report.Text} => {string.Join(" | ", t.Diagnosis.Evidence.Select(e => e.Text))}"));
+        await host.StopAsync();
+        File.Delete(socketFile);
+    }
+
+    private static Witnessed Witnessing(string endpoint, string? tlsHost) => Witnessing(IPEndPoint.Parse(endpoint), endpoint, tlsHost);
+
+    private static Witnessed Witnessing(EndPoint address, string name, string? tlsHost = null)
     {
         var options = Options.Create(new MuxWatchOptions());
         var timelines = new ServerTimelines(options);
-        var timeline = timelines.GetOrAdd(endpoint);
-        timeline.WitnessAt(IPEndPoint.Parse(endpoint), tlsHost);
+        var timeline = timelines.GetOrAdd(name);
+        timeline.WitnessAt(address, tlsHost);
         var thread = new WitnessThread(timelines, new RuntimeHistory(), TimeProvider.System, options);
         thread.StartAsync(CancellationToken.None).GetAwaiter().GetResult();
         return new Witnessed(timeline, thread);

@@ -19,6 +19,14 @@ namespace MuxWatch.StackExchangeRedis;
 /// </summary>
 internal sealed partial class WatchedMultiplexer : IAsyncDisposable
 {
+    /// <summary>
+    /// The client's package version as users know it (3.4.35), from its informational version without build
+    /// metadata; the assembly version (3.0.0.0) is only its binding identity.
+    /// </summary>
+    private static readonly string? ClientVersion =
+        System.Reflection.CustomAttributeExtensions.GetCustomAttribute<System.Reflection.AssemblyInformationalVersionAttribute>(typeof(IConnectionMultiplexer).Assembly)?.InformationalVersion.Split('+')[0]
+        ?? typeof(IConnectionMultiplexer).Assembly.GetName().Version?.ToString();
+
     /// <summary>How long after a failed resolution the next is tried.</summary>
     internal static readonly TimeSpan ResolveRetry = TimeSpan.FromSeconds(10);
 
@@ -362,7 +370,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             _outcome.LastSuccess,
             error?.Message,
             error?.Time,
-            typeof(IConnectionMultiplexer).Assembly.GetName().Version?.ToString(),
+            ClientVersion,
             servers);
         return _registration.Discovered is { } discovered ? status with { Discovered = true, MadeBy = discovered.Origin.MadeBy } : status;
     }

@@ -88,6 +88,10 @@ public sealed class SidecarProbeTests : IAsyncLifetime
         Assert.StartsWith("7.", server.GetProperty("version").GetString(), StringComparison.Ordinal);
         Assert.Contains(_redis.EndPoint, target.GetProperty("configuration").GetString(), StringComparison.Ordinal);
 
+        // The package's version as users know it (3.4.35: what its messages' "v:" starts with), not the assembly's 3.0.0.0.
+        var fileVersion = System.Diagnostics.FileVersionInfo.GetVersionInfo(typeof(StackExchange.Redis.ConnectionMultiplexer).Assembly.Location);
+        Assert.Equal($"{fileVersion.FileMajorPart}.{fileVersion.FileMinorPart}.{fileVersion.FileBuildPart}", target.GetProperty("clientVersion").GetString());
+
         var everything = metrics.Text + targets.RootElement.GetRawText() + sidecar.Output;
         Assert.DoesNotContain(Password, everything, StringComparison.Ordinal);
         var clients = await _redis.CommandAsync("CLIENT", "LIST");

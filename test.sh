@@ -72,6 +72,11 @@ if ! run bash -c 'cd dashboards/schema-check && npm ci --no-audit --no-fund --lo
   log "npm ci failed in dashboards/schema-check"; echo "0 passed, 1 failed"; exit 1
 fi
 
+log "installing dotnet-counters (a test points it at a running app, as a user would)"
+if [ ! -x artifacts/tools/dotnet-counters ] && ! run dotnet tool install dotnet-counters --version 10.0.750501 --tool-path artifacts/tools; then
+  log "dotnet tool install dotnet-counters failed"; echo "0 passed, 1 failed"; exit 1
+fi
+
 configuration="${CONFIGURATION:-Release}"
 results="artifacts/test-results"
 rm -rf "$results"; mkdir -p "$results"

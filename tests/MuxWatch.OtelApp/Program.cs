@@ -13,8 +13,7 @@ builder.Services.AddSingleton<IConnectionMultiplexer>(_ => ConnectionMultiplexer
 // MuxWatch through the meter only: its prometheus-net families go to a registry nothing serves.
 builder.Services.AddMuxWatch()
     .AddMultiplexer("cache", services => services.GetRequiredService<IConnectionMultiplexer>())
-    .UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry())
-    .PublishMeter();
+    .UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry());
 
 builder.Services.AddOpenTelemetry().WithMetrics(metrics => metrics
     .AddMeter(MuxWatchMeter.MeterName)

@@ -8,7 +8,7 @@ namespace MuxWatch.Service.Tests;
 /// An app on OpenTelemetry (<c>tests/MuxWatch.OtelApp</c>: the SDK 1.20, MuxWatch's meter only, the
 /// OpenTelemetry Prometheus exporter) scraped by Debian's Prometheus with the shipped rules loaded: a
 /// real stall's timeouts arrive by cause under the same names the prometheus-net export uses, and the
-/// shipped recording rules compute on them unchanged.
+/// shipped recording rules compute on them unchanged; and <c>dotnet-counters</c> sees the meter of the running app.
 /// </summary>
 public sealed class OpenTelemetryExportTests : IAsyncLifetime
 {
@@ -58,6 +58,26 @@ public sealed class OpenTelemetryExportTests : IAsyncLifetime
 
         _appClient?.Dispose();
         await _redis.DisposeAsync();
+    }
+
+    [Fact]
+    public async Task Dotnet_counters_shows_the_MuxWatch_meter_of_an_app_that_only_added_MuxWatch()
+    {
+        // The app calls AddMuxWatch() and OpenTelemetry's AddMeter("MuxWatch"), nothing else: the meter is there,
+        // and a user pointing .NET's own tool at the running process sees its multiplexer connected.
+        await Eventually.UntilAsync(async () => (await TryGetAsync("/cache/warm")) == HttpStatusCode.OK, "the app to answer: " + _app!.Output, TimeSpan.FromSeconds(60));
+        IReadOnlyList<JsonElement> events = [];
+        await Eventually.UntilAsync(async () =>
+        {
+            events = await DotnetCounters.CollectAsync(_app.Id, "MuxWatch", TimeSpan.FromSeconds(3));
+            return events.Any(Connected);
+        }, "dotnet-counters to show muxwatch.connected for the app's multiplexer", TimeSpan.FromSeconds(60));
+
+        Assert.All(events, e => Assert.Equal("MuxWatch", e.GetProperty("provider").GetString()));
+        Assert.Contains(events, e => e.GetProperty("name").GetString()!.StartsWith("muxwatch.threadpool.", StringComparison.Ordinal));
+
+        bool Connected(JsonElement e) => e.GetProperty("name").GetString() == "muxwatch.connected"
+            && e.GetProperty("tags").GetString() == $"endpoint={_redis.EndPoint},multiplexer=cache" && e.GetProperty("value").GetDouble() == 1;
     }
 
     [Fact]

@@ -21,6 +21,9 @@ public sealed class ExternalProcess : IAsyncDisposable
     /// <summary>Everything it wrote so far.</summary>
     public string Output => string.Join('\n', _output);
 
+    /// <summary>Its process id.</summary>
+    public int Id => _process.Id;
+
     /// <summary>True once it has exited.</summary>
     public bool HasExited => _process.HasExited;
 

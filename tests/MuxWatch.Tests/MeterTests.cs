@@ -26,6 +26,35 @@ public sealed class MeterTests : IDisposable
         _services.Dispose();
     }
 
+    [Theory]
+    [InlineData(null, true)] // nothing asked: the meter is there, as the framework's own are
+    [InlineData("false", false)] // MuxWatch:Meter=false: no meter
+    public async Task An_app_that_only_adds_MuxWatch_has_the_meter_unless_it_turns_it_off(string? setting, bool expected)
+    {
+        var builder = Microsoft.Extensions.Hosting.Host.CreateApplicationBuilder();
+        builder.Configuration["MuxWatch:DiscoverMultiplexers"] = "false";
+        if (setting is not null)
+        {
+            builder.Configuration["MuxWatch:Meter"] = setting;
+        }
+
+        builder.Services.AddMuxWatch().UseMetricsRegistry(Metrics.NewCustomRegistry());
+        using var host = builder.Build();
+        var factory = host.Services.GetRequiredService<IMeterFactory>();
+        var published = new List<Instrument>();
+        using var listener = new MeterListener
+        {
+            // This host's meter only: other tests' hosts in this process publish theirs.
+            InstrumentPublished = (instrument, _) => { if (instrument.Meter.Name == MuxWatchMeter.MeterName && ReferenceEquals(instrument.Meter.Scope, factory)) { lock (published) { published.Add(instrument); } } },
+        };
+        listener.Start();
+
+        await host.StartAsync();
+        await host.StopAsync();
+
+        Assert.Equal(expected, published.Any(i => i.Name == "muxwatch.timeouts"));
+    }
+
     [Fact]
     public async Task Every_family_of_the_metrics_text_is_an_instrument_whose_exported_name_is_the_same()
     {

@@ -112,6 +112,15 @@ public sealed class MuxWatchOptions
     /// </summary>
     public TimeSpan WitnessQuietInterval { get; set; } = TimeSpan.FromSeconds(2);
 
+    /// <summary>
+    /// Publishes every family through the <see cref="System.Diagnostics.Metrics.Meter"/> named <c>MuxWatch</c> too
+    /// (default on), created through the app's <c>IMeterFactory</c> as ASP.NET Core, <c>HttpClient</c> and the
+    /// runtime create theirs: OpenTelemetry's <c>AddMeter("MuxWatch")</c> and <c>dotnet-counters monitor --counters
+    /// MuxWatch</c> see it without anything else to call. Its instruments read the series the prometheus-net
+    /// export reads and cost nothing until a listener subscribes; false creates no meter.
+    /// </summary>
+    public bool Meter { get; set; } = true;
+
     /// <summary>The longest one poll may take before it counts as failed (default 2 s, 100 ms to 1 minute): the connect and each command time out by it.</summary>
     public TimeSpan ServerPollTimeout { get; set; } = TimeSpan.FromSeconds(2);
 

@@ -46,9 +46,9 @@ public sealed class MuxWatchMeter : IDisposable
     /// <summary>Records one observation of a histogram <paramref name="family"/> with its label values.</summary>
     internal void Record(Prometheus.Histogram family, ReadOnlySpan<string> labelValues, double value)
     {
-        if (!_histograms.TryGetValue(family, out var histogram))
+        if (!_histograms.TryGetValue(family, out var histogram) || !histogram.Enabled)
         {
-            return;
+            return; // not published, or nobody listening: nothing to record, nothing allocated
         }
 
         var names = family.LabelNames;

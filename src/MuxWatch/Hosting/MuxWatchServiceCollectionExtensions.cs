@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
@@ -26,7 +27,8 @@ public static class MuxWatchServiceCollectionExtensions
     /// <remarks>
     /// Settings come from the <c>MuxWatch</c> configuration section and are validated when the host
     /// starts, so a bad value stops start-up with a message naming it. Metrics go to prometheus-net's
-    /// default registry unless <see cref="MuxWatchBuilder.UseMetricsRegistry"/> names another.
+    /// default registry unless <see cref="MuxWatchBuilder.UseMetricsRegistry"/> names another, and through the
+    /// <c>MuxWatch</c> meter (<see cref="MuxWatchOptions.Meter"/>).
     /// </remarks>
     public static MuxWatchBuilder AddMuxWatch(this IServiceCollection services, Action<MuxWatchOptions>? configure = null)
     {
@@ -46,6 +48,12 @@ public static class MuxWatchServiceCollectionExtensions
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<MuxWatchOptions>, MuxWatchOptionsValidator>());
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton(_ => new MuxWatchMetrics(Metrics.DefaultRegistry));
+
+        // The meter, as the framework's own are made: through IMeterFactory (a generic host has one; AddMetrics
+        // adds it elsewhere and changes nothing where it is), its instruments free until something listens.
+        services.AddMetrics();
+        services.TryAddSingleton(sp => new MuxWatchMeter(sp.GetRequiredService<IMeterFactory>(), sp.GetRequiredService<MuxWatchMetrics>()));
+        services.AddHostedService(sp => new MeterPublication(sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.Meter ? sp.GetRequiredService<MuxWatchMeter>() : null));
 
         // The pipeline: steps in DI order within a stage, sinks in DI order.
         services.AddSingleton<TimeoutPipeline>();

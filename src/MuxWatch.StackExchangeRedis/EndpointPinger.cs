@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using MuxWatch.Export;
 using MuxWatch.Model;
 using MuxWatch.Pipeline;
@@ -31,7 +30,7 @@ internal sealed class EndpointPinger(string multiplexer, MuxWatchMetrics metrics
 
     private async Task PingAsync(IServer server, WatchedEndpoint endpoint, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
     {
-        var started = Stopwatch.GetTimestamp();
+        var started = time.GetTimestamp();
         try
         {
             using (ProbeScope.Enter())
@@ -39,7 +38,7 @@ internal sealed class EndpointPinger(string multiplexer, MuxWatchMetrics metrics
                 await UntracedCommand.Send(() => server.PingAsync()).WaitAsync(probeTimeout, time, stopping).ConfigureAwait(false);
             }
 
-            endpoint.Series.ObservePing(Stopwatch.GetElapsedTime(started).TotalSeconds);
+            endpoint.Series.ObservePing(time.GetElapsedTime(started).TotalSeconds);
             outcome.Succeeded(endpoint, time.GetUtcNow());
         }
         catch (OperationCanceledException) when (stopping.IsCancellationRequested)

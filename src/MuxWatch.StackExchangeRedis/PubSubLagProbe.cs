@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using System.Diagnostics;
 using System.Globalization;
 using MuxWatch.Export;
 using StackExchange.Redis;
@@ -33,21 +32,23 @@ internal sealed class PubSubLagProbe
 
     private readonly string _multiplexer;
     private readonly MuxWatchMetrics _metrics;
+    private readonly TimeProvider _time;
     private readonly RedisChannel _channel;
     private readonly Action<RedisChannel, RedisValue> _handler;
-    private readonly ConcurrentDictionary<long, long> _undelivered = new(); // sequence → Stopwatch timestamp at PUBLISH
+    private readonly ConcurrentDictionary<long, long> _undelivered = new(); // sequence → timestamp (TimeProvider's) at PUBLISH
     private IConnectionMultiplexer? _subscribedOn;
     private Task? _subscribing;
     private long _sequence;
-    private long _lastDelivered; // Stopwatch timestamp of the latest delivery (or of the subscription, before the first)
+    private long _lastDelivered; // timestamp of the latest delivery (or of the subscription, before the first)
     private double _lastLag;
     private string? _endpoint;
     private Prometheus.Histogram.Child? _delivery;
 
-    public PubSubLagProbe(string multiplexer, MuxWatchMetrics metrics)
+    public PubSubLagProbe(string multiplexer, MuxWatchMetrics metrics, TimeProvider time)
     {
         _multiplexer = multiplexer;
         _metrics = metrics;
+        _time = time;
         // The constructor, not RedisChannel.Literal, which 2.6.90 (the floor) lacks.
         _channel = new RedisChannel($"__muxwatch:pubsub-lag:{multiplexer}:{Environment.ProcessId}:{Guid.NewGuid():N}", RedisChannel.PatternMode.Literal);
         _handler = (_, message) => Delivered(message);
@@ -101,19 +102,19 @@ internal sealed class PubSubLagProbe
         _metrics.PubSubSubscribed.WithLabels(_multiplexer, endpoint).Set(subscriber.IsConnected(_channel) ? 1 : 0);
         ExportSubscriptionCounters(multiplexer, endpoint);
 
-        var now = Stopwatch.GetTimestamp();
+        var now = _time.GetTimestamp();
         foreach (var (sequence, sentAt) in _undelivered)
         {
-            if (Stopwatch.GetElapsedTime(sentAt, now) > LostAfter && _undelivered.TryRemove(sequence, out _))
+            if (_time.GetElapsedTime(sentAt, now) > LostAfter && _undelivered.TryRemove(sequence, out _))
             {
                 _metrics.PubSubLost.WithLabels(_multiplexer, endpoint).Inc();
             }
         }
 
         var oldest = _undelivered.IsEmpty ? (long?)null : _undelivered.Values.Min();
-        var waiting = oldest is { } published ? Stopwatch.GetElapsedTime(published, now).TotalSeconds : 0;
+        var waiting = oldest is { } published ? _time.GetElapsedTime(published, now).TotalSeconds : 0;
         _metrics.PubSubLag.WithLabels(_multiplexer, endpoint).Set(Math.Max(Volatile.Read(ref _lastLag), waiting));
-        _metrics.PubSubLastDeliveryAge.WithLabels(_multiplexer, endpoint).Set(Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastDelivered), now).TotalSeconds);
+        _metrics.PubSubLastDeliveryAge.WithLabels(_multiplexer, endpoint).Set(_time.GetElapsedTime(Interlocked.Read(ref _lastDelivered), now).TotalSeconds);
         _metrics.PubSubUndelivered.WithLabels(_multiplexer, endpoint).Set(_undelivered.Count);
         _metrics.PubSubLost.WithLabels(_multiplexer, endpoint).Inc(0);
 
@@ -157,7 +158,7 @@ internal sealed class PubSubLagProbe
 
         _undelivered.Clear();
         Volatile.Write(ref _lastLag, 0);
-        Interlocked.Exchange(ref _lastDelivered, Stopwatch.GetTimestamp());
+        Interlocked.Exchange(ref _lastDelivered, _time.GetTimestamp());
         Volatile.Write(ref _subscribedOn, multiplexer);
         _subscribing = UntracedCommand.Send(() => multiplexer.GetSubscriber().SubscribeAsync(_channel, _handler)).WaitAsync(timeout);
     }
@@ -165,7 +166,7 @@ internal sealed class PubSubLagProbe
     /// <summary>The handler: runs where the client runs every handler-based subscription's handler (a pool thread).</summary>
     private void Delivered(RedisValue message)
     {
-        var now = Stopwatch.GetTimestamp();
+        var now = _time.GetTimestamp();
         var text = (string?)message;
         var colon = text?.IndexOf(':', StringComparison.Ordinal) ?? -1;
         if (colon <= 0
@@ -175,7 +176,7 @@ internal sealed class PubSubLagProbe
             return; // not one of this probe's outstanding messages
         }
 
-        var lag = Stopwatch.GetElapsedTime(published, now).TotalSeconds;
+        var lag = _time.GetElapsedTime(published, now).TotalSeconds;
         Volatile.Write(ref _lastLag, lag);
         Interlocked.Exchange(ref _lastDelivered, now);
         if (_delivery is { } series)

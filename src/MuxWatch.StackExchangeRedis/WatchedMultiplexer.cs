@@ -81,7 +81,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         _outcome = new ProbeOutcome(time);
         _events = new ConnectionEventCounter(metrics, registration.Name, _eventEndpoints, NameRefusal);
         _pinger = new EndpointPinger(registration.Name, metrics, _outcome, time);
-        _pubSub = registration.MeasurePubSubLag ? new PubSubLagProbe(registration.Name, metrics) : null;
+        _pubSub = registration.MeasurePubSubLag ? new PubSubLagProbe(registration.Name, metrics, time) : null;
         _diagnosis = new ConnectFailureDiagnosis(registration.Diagnose ?? DiagnoseFromConfigurationAsync, NameDiagnosed);
         _logger = services.GetService<ILoggerFactory>()?.CreateLogger(typeof(WatchedMultiplexer).FullName!) ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
     }

@@ -150,7 +150,7 @@ internal static class ExplainCommand
     internal static string ExplainLine(string line)
     {
         // The same line reader as POST /api/timeouts; explain keeps nothing, so a line's time is not needed.
-        if (!MessageLine.TryParse(line, DateTimeOffset.UtcNow, out var parsed, out var problem))
+        if (!MessageLine.TryParse(line, TimeProvider.System.GetUtcNow(), out var parsed, out var problem))
         {
             return MuxWatchJson.Serialize(new ErrorAnswer(problem));
         }
@@ -160,7 +160,7 @@ internal static class ExplainCommand
     }
 
     private static ObservedTimeout Explain(string message) =>
-        Pipeline.Diagnose(new TimeoutObservation(DateTimeOffset.UtcNow, TimeoutSources.Explain, RedisMessage.FromText(message)));
+        Pipeline.Diagnose(new TimeoutObservation(TimeProvider.System.GetUtcNow(), TimeoutSources.Explain, RedisMessage.FromText(message)));
 
     /// <summary>
     /// The human reading, in the order a maintainer answers: the cause and how sure, why (the deciding

@@ -56,8 +56,7 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
         timeout.Diagnosis = WitnessCorrelation.Refine(refined, Witnessed(timeline, from, to, now), from, to, waited);
         if (timeline.CompleteThrough is not { } through || through < to)
         {
-            timeout.AwaitTimeline(timeline.Endpoint);
-            timeline.RequestPoll(); // settle it at the next cycle, not at the calm poll interval
+            timeout.AwaitTimeline(timeline.Endpoint); // the pipeline holds it and asks for the endpoint's next poll
         }
     }
 

@@ -111,6 +111,7 @@ public sealed partial class TimeoutPipeline : IDisposable
         ForEachSink(sink => sink.Publish(published));
         var pending = new PendingTimeout(published, context.ForCorrelation(diagnosed, final: false), endpoint, _time.GetUtcNow() + _settleTimeout);
         _pending[published.Id] = pending;
+        RequestPoll(endpoint);
 
         // The timeline may have advanced between the correlating run above and now.
         Correlate(pending, final: false);
@@ -154,7 +155,13 @@ public sealed partial class TimeoutPipeline : IDisposable
     {
         var context = pending.BeforeCorrelation.ForCorrelation(pending.BeforeCorrelation.Diagnosis, final);
         RunSteps(_correlating, context);
-        if (context.AwaitedTimeline is not null || !_pending.TryRemove(pending.Published.Id, out _))
+        if (context.AwaitedTimeline is { } awaited)
+        {
+            RequestPoll(awaited);
+            return;
+        }
+
+        if (!_pending.TryRemove(pending.Published.Id, out _))
         {
             return;
         }
@@ -163,6 +170,12 @@ public sealed partial class TimeoutPipeline : IDisposable
         ForEachSink(sink => sink.Revise(pending.Published, revised));
         ForEachSink(sink => sink.Settled(revised));
     }
+
+    /// <summary>
+    /// Asks <paramref name="endpoint"/>'s poller for its next poll at the next cycle rather than at its calm
+    /// interval: a held timeout waits for it. The pipeline asks, not the step: steps only add to their context.
+    /// </summary>
+    private void RequestPoll(string endpoint) => _timelines?.Find(endpoint)?.RequestPoll();
 
     /// <summary>Runs every step; returns the context and the diagnosis as it stood before the correlating stage.</summary>
     private (TimeoutContext Context, TimeoutDiagnosis? Diagnosed) Run(TimeoutObservation observation, bool final)

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
@@ -70,7 +69,7 @@ internal sealed partial class ProbeLoop(
     /// <summary>One cycle: every probe, each isolated from the others' failures.</summary>
     internal void RunCycle(CancellationToken stopping)
     {
-        var started = Stopwatch.GetTimestamp();
+        var started = time.GetTimestamp();
         var now = time.GetUtcNow();
         foreach (var probe in _probes)
         {
@@ -91,7 +90,7 @@ internal sealed partial class ProbeLoop(
             }
         }
 
-        metrics.ObserveProbeCycle(Stopwatch.GetElapsedTime(started).TotalSeconds);
+        metrics.ObserveProbeCycle(time.GetElapsedTime(started).TotalSeconds);
         health.CycleCompleted(time.GetUtcNow());
     }
 

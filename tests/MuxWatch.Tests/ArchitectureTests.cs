@@ -42,6 +42,93 @@ public sealed class ArchitectureTests
         Assert.True(result.IsSuccessful, $"{layer} reaches up to {string.Join(", ", forbidden)}: {string.Join(", ", result.FailingTypeNames ?? [])}");
     }
 
+    /// <summary>The same order for <c>using</c> lines, which the IL check above cannot see (one kept for an XML-doc link).</summary>
+    private static readonly string[][] SourceLayers =
+    [
+        ["MuxWatch.Configuration"],
+        ["MuxWatch.Model"],
+        ["MuxWatch.Reading"],
+        ["MuxWatch.Diagnosis.Rules"],
+        ["MuxWatch.Diagnosis"],
+        ["MuxWatch.Export"],
+        ["MuxWatch.State"],
+        ["MuxWatch.Pipeline"],
+        ["MuxWatch.Sinks", "MuxWatch.Sources"],
+        ["MuxWatch.Json"],
+        ["MuxWatch.Hosting"],
+        ["Microsoft.Extensions.DependencyInjection"], // the entry points (AddMuxWatch), found where IServiceCollection's are
+    ];
+
+    [Fact]
+    public void No_using_line_of_the_core_points_up_a_layer_or_across_to_a_sibling()
+    {
+        var core = Path.Combine(MuxWatch.Testing.BuiltProgram.RepositoryRoot, "src", "MuxWatch");
+        var wrong = new List<string>();
+        foreach (var file in Directory.EnumerateFiles(core, "*.cs", SearchOption.AllDirectories).Where(f => !f.Contains("/obj/", StringComparison.Ordinal) && !f.Contains("/bin/", StringComparison.Ordinal)))
+        {
+            var lines = File.ReadAllLines(file);
+            if (lines.Select(l => l.Trim()).FirstOrDefault(l => l.StartsWith("namespace ", StringComparison.Ordinal)) is not { } declaration)
+            {
+                continue;
+            }
+
+            var own = declaration["namespace ".Length..].TrimEnd(';', ' ');
+            var level = SourceLevel(own);
+            foreach (var line in lines.Select(l => l.Trim()).Where(l => l.StartsWith("using MuxWatch", StringComparison.Ordinal) || l.StartsWith("using static MuxWatch", StringComparison.Ordinal)))
+            {
+                var used = line.Replace("using static ", "", StringComparison.Ordinal).Replace("using ", "", StringComparison.Ordinal).TrimEnd(';');
+                var usedLevel = SourceLevel(used);
+                if (usedLevel > level || (usedLevel == level && !used.StartsWith(own, StringComparison.Ordinal)))
+                {
+                    wrong.Add($"{Path.GetRelativePath(core, file)} ({own}): {line}");
+                }
+            }
+        }
+
+        Assert.Empty(wrong);
+    }
+
+    [Fact]
+    public void The_rules_use_nothing_of_the_diagnoser_above_them()
+    {
+        // A child namespace sees its parent's types without a using line: checked on the compiled types.
+        var above = Core.GetTypes().Where(t => t.Namespace == "MuxWatch.Diagnosis" && !t.IsNested).Select(t => t.FullName!).ToArray();
+
+        var result = Types.InAssembly(Core).That().ResideInNamespace("MuxWatch.Diagnosis.Rules").ShouldNot().HaveDependencyOnAny(above).GetResult();
+
+        Assert.True(result.IsSuccessful, string.Join(", ", result.FailingTypeNames ?? []));
+    }
+
+    /// <summary>The level of <paramref name="name"/> (a namespace, or a static class in one): its longest matching layer.</summary>
+    private static int SourceLevel(string name)
+    {
+        var best = (Level: -1, Length: 0);
+        for (var i = 0; i < SourceLayers.Length; i++)
+        {
+            foreach (var layer in SourceLayers[i].Where(l => (name == l || name.StartsWith(l + ".", StringComparison.Ordinal)) && l.Length > best.Length))
+            {
+                best = (i, layer.Length);
+            }
+        }
+
+        return best.Level;
+    }
+
+    [Fact]
+    public void No_source_file_is_over_400_lines()
+    {
+        // A file that long holds more than one concern: split it by concern (a partial class is not a split).
+        var src = Path.Combine(MuxWatch.Testing.BuiltProgram.RepositoryRoot, "src");
+        var over = Directory.EnumerateFiles(src, "*.*", SearchOption.AllDirectories)
+            .Where(f => (f.EndsWith(".cs", StringComparison.Ordinal) || f.EndsWith(".js", StringComparison.Ordinal)) && !f.Contains("/obj/", StringComparison.Ordinal) && !f.Contains("/bin/", StringComparison.Ordinal))
+            .Select(f => (File: Path.GetRelativePath(src, f), Lines: File.ReadLines(f).Count()))
+            .Where(f => f.Lines > 400)
+            .Select(f => $"{f.File}: {f.Lines}")
+            .ToList();
+
+        Assert.Empty(over);
+    }
+
     [Fact]
     public void Every_core_type_lives_in_a_layer()
     {

@@ -1,6 +1,5 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
-using MuxWatch.Hosting;
 
 namespace MuxWatch.Json;
 
@@ -29,7 +28,7 @@ public sealed record StatusAnswer
     /// <summary>Failures inside MuxWatch's reader, steps and sinks (0 when healthy).</summary>
     public required long InternalFailures { get; init; }
 
-    /// <summary>The hosts' sections (<see cref="IMuxWatchStatusSection"/>), each a member of its own.</summary>
+    /// <summary>The hosts' sections (<c>IMuxWatchStatusSection</c>, Hosting), each a member of its own.</summary>
     [JsonExtensionData]
     public Dictionary<string, JsonElement>? Sections { get; set; }
 }

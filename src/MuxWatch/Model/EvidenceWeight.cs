@@ -1,9 +1,8 @@
-using MuxWatch.Diagnosis;
 namespace MuxWatch.Model;
 
 /// <summary>
 /// How much one cause's evidence weighs in a diagnosis: the primary cause is the heaviest, ties broken by
-/// <see cref="TimeoutDiagnoser.PriorityOrder"/>. The server correlation reads it to tell a cause with
+/// <c>TimeoutDiagnoser.PriorityOrder</c> (Diagnosis). The server correlation reads it to tell a cause with
 /// evidence of its own from one that a server stall explains as well (docs/diagnosis.md).
 /// </summary>
 public enum EvidenceWeight

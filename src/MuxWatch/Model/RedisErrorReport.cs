@@ -1,8 +1,7 @@
-using MuxWatch.Reading;
 namespace MuxWatch.Model;
 
 /// <summary>
-/// What one StackExchange.Redis error message says, as read by <see cref="TimeoutMessageReader"/>.
+/// What one StackExchange.Redis error message says, as read by <c>TimeoutMessageReader</c> (Reading).
 /// </summary>
 /// <remarks>
 /// Every field the message carried is kept under the key it was written with (<c>qs</c>, <c>in-pipe</c>,

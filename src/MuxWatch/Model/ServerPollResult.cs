@@ -1,9 +1,8 @@
-using MuxWatch.State;
 namespace MuxWatch.Model;
 
 /// <summary>
 /// What one poll of one endpoint read, as the client's typed calls returned it. Times are the server's
-/// clock; <see cref="ServerStateTracker"/> converts them. A part is null when it was not read (refused,
+/// clock; <c>ServerStateTracker</c> (State) converts them. A part is null when it was not read (refused,
 /// or not asked for).
 /// </summary>
 /// <param name="Endpoint">The endpoint, <c>host:port</c>.</param>

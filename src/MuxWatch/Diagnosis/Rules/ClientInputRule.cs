@@ -1,5 +1,5 @@
 using MuxWatch.Model;
-using static MuxWatch.Diagnosis.Figures;
+using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
 
@@ -14,7 +14,7 @@ internal sealed class ClientInputRule : IDiagnosisRule
             if (report.Number(name) is { } bytes && bytes > 0)
             {
                 // A few KB arriving from a managed cache reached over the network are the round trip's (rule 9c).
-                var clear = (name == "in-pipe" || bytes >= TimeoutDiagnoser.ClearInputBytes) && !ManagedCloudEndpoint.IsLatencyToProvider(report);
+                var clear = (name == "in-pipe" || bytes >= Thresholds.ClearInputBytes) && !ManagedCloudEndpoint.IsLatencyToProvider(report);
                 found.Add(TimeoutCause.ClientInputBacklog, clear ? EvidenceWeight.Clear : EvidenceWeight.Weak, $"{name}={Format(bytes)}: reply bytes received but not yet processed", name);
             }
         }

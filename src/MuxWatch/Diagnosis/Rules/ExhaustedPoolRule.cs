@@ -1,5 +1,4 @@
-using MuxWatch.Model;
-using static MuxWatch.Diagnosis.Figures;
+using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
 
@@ -26,7 +25,7 @@ internal sealed class ExhaustedPoolRule : IDiagnosisRule
         var async = report.Number("async-ops");
         double? syncShare = sync is { } s && async is { } a && s + a > 0 ? s / (s + a) : null;
         var minimum = min is { } m ? $" against a minimum of {Format(m)}" : string.Empty;
-        if (busy >= TimeoutDiagnoser.ExhaustedWorkerThreads)
+        if (busy >= Thresholds.ExhaustedWorkerThreads)
         {
             var callers = syncShare is { } share
                 ? share >= 0.5 ? $"; {Format(Math.Round(share * 100))}% of its calls synchronous (sync-ops {Format(sync!.Value)}, async-ops {Format(async!.Value)}): blocked callers hold the threads" : $"; most of its calls asynchronous ({Format(Math.Round(share * 100))}% sync)"

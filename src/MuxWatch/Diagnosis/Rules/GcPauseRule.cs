@@ -25,7 +25,7 @@ internal sealed class GcPauseRule : IDiagnosisRule
         }
 
         if (runtime.GcPauseBeforeMs >= PauseBeforeLostConnectionMs && found.Has(TimeoutCause.ConnectionLoss) && !found.Has(TimeoutCause.ConnectionLoss, EvidenceWeight.Configuration)
-            && runtime.GcPauseShare < TimeoutDiagnoser.ExplainingGcPauseShare)
+            && runtime.GcPauseShare < Thresholds.ExplainingGcPauseShare)
         {
             // The connection was lost while the app was paused (3.x gives up on one whose replies go unread),
             // and this request waited for it after the pause: the pause explains the lost connection.
@@ -35,14 +35,14 @@ internal sealed class GcPauseRule : IDiagnosisRule
             return;
         }
 
-        if (runtime.GcPauseMs < MinimumPauseMs || runtime.GcPauseShare < TimeoutDiagnoser.ContributingGcPauseShare)
+        if (runtime.GcPauseMs < MinimumPauseMs || runtime.GcPauseShare < Thresholds.ContributingGcPauseShare)
         {
             return;
         }
 
         var share = runtime.GcPauseShare;
-        var weight = share >= 2 * TimeoutDiagnoser.ExplainingGcPauseShare ? EvidenceWeight.Overriding
-            : share >= TimeoutDiagnoser.ExplainingGcPauseShare ? EvidenceWeight.Strong
+        var weight = share >= 2 * Thresholds.ExplainingGcPauseShare ? EvidenceWeight.Overriding
+            : share >= Thresholds.ExplainingGcPauseShare ? EvidenceWeight.Strong
             : EvidenceWeight.Weak;
         found.Add(TimeoutCause.GcPause, weight, string.Create(CultureInfo.InvariantCulture,
             $"blocking garbage collections paused every thread of this process for {runtime.GcPauseMs:0} ms of the {runtime.WaitMs:0} ms around the wait ({share * 100:0}%; GC.GetTotalPauseDuration, sampled by MuxWatch): ")

@@ -1,5 +1,5 @@
 using MuxWatch.Model;
-using static MuxWatch.Diagnosis.Figures;
+using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
 
@@ -15,7 +15,7 @@ internal sealed class LateTimeoutRule : IDiagnosisRule
     {
         var report = input.Report;
         if (report.ElapsedMilliseconds is not { } elapsed || report.TimeoutMilliseconds is not { } timeout || timeout <= 0
-            || elapsed - timeout < Math.Max(2 * timeout, TimeoutDiagnoser.LateCheckMilliseconds))
+            || elapsed - timeout < Math.Max(2 * timeout, Thresholds.LateCheckMilliseconds))
         {
             return;
         }

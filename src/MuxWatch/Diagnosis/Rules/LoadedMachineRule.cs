@@ -1,5 +1,5 @@
 using MuxWatch.Model;
-using static MuxWatch.Diagnosis.Figures;
+using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
 
@@ -20,7 +20,7 @@ internal sealed class LoadedMachineRule : IDiagnosisRule
             return;
         }
 
-        if (min >= TimeoutDiagnoser.RaisedMinimumThreads && busy >= TimeoutDiagnoser.LoadedWorkerThreads && busy < min)
+        if (min >= Thresholds.RaisedMinimumThreads && busy >= Thresholds.LoadedWorkerThreads && busy < min)
         {
             found.Add(TimeoutCause.ClientCpu, EvidenceWeight.Clear,
                 $"WORKER Busy={Format(busy)} below a raised minimum of {Format(min)}: the pool was not holding work back, so those threads were running: the app's machine was busy and did not get to the reply (the maintainers' reading: \"load built up on that machine\", issue #675; \"your CPU was very busy processing something\", #1688)",

@@ -1,5 +1,5 @@
 using MuxWatch.Model;
-using static MuxWatch.Diagnosis.Figures;
+using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
 
@@ -19,8 +19,8 @@ internal sealed class MessageThreadPoolRule : IDiagnosisRule
                 // A modest pool in front of a managed cache reached over the network: the round trip to the
                 // provider is the maintainers' first reading, not a dozen threads over a minimum of 2 (rule 9c).
                 strong &= !ManagedCloudEndpoint.IsLatencyToProvider(report);
-                var why = !strong && busy - min >= TimeoutDiagnoser.StrongStarvationExcess ? $"{Format(busy - min)} over the minimum, but {Format(busy)} busy is a modest pool in front of a managed cache reached over the network (rule 9c)"
-                    : busy - min >= TimeoutDiagnoser.StrongStarvationExcess ? $"{Format(busy - min)} over the minimum, work waited seconds for threads"
+                var why = !strong && busy - min >= Thresholds.StrongStarvationExcess ? $"{Format(busy - min)} over the minimum, but {Format(busy)} busy is a modest pool in front of a managed cache reached over the network (rule 9c)"
+                    : busy - min >= Thresholds.StrongStarvationExcess ? $"{Format(busy - min)} over the minimum, work waited seconds for threads"
                     : busy <= min ? $"every thread up to the minimum busy with {Format(queued)} work items queued: from here the pool adds one thread about every 500 ms"
                     : strong ? $"{Format(busy - min)} over the minimum with {Format(queued)} work items queued"
                     : $"{Format(busy - min)} over the minimum, little delay from that alone";

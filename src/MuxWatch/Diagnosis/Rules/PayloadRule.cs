@@ -1,5 +1,5 @@
 using MuxWatch.Model;
-using static MuxWatch.Diagnosis.Figures;
+using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
 
@@ -11,37 +11,37 @@ internal sealed class PayloadRule : IDiagnosisRule
         var report = input.Report;
         foreach (var name in (string[])["outbound", "inbound"])
         {
-            if (report.Number(name) is { } kib && kib >= TimeoutDiagnoser.LargeTransferKiB)
+            if (report.Number(name) is { } kib && kib >= Thresholds.LargeTransferKiB)
             {
-                found.Add(TimeoutCause.LargePayload, EvidenceWeight.Strong, $"{name}={Format(kib)}KiB moved while the request waited (>= {Format(TimeoutDiagnoser.LargeTransferKiB)}KiB)", name);
+                found.Add(TimeoutCause.LargePayload, EvidenceWeight.Strong, $"{name}={Format(kib)}KiB moved while the request waited (>= {Format(Thresholds.LargeTransferKiB)}KiB)", name);
             }
         }
 
         foreach (var name in (string[])["last-in", "cur-in", "in-pipe", "out-pipe"])
         {
-            if (report.Number(name) is { } bytes && bytes >= TimeoutDiagnoser.LargeReplyBytes)
+            if (report.Number(name) is { } bytes && bytes >= Thresholds.LargeReplyBytes)
             {
-                found.Add(TimeoutCause.LargePayload, EvidenceWeight.Strong, $"{name}={Format(bytes)} bytes (>= {Format(TimeoutDiagnoser.LargeReplyBytes)})", name);
+                found.Add(TimeoutCause.LargePayload, EvidenceWeight.Strong, $"{name}={Format(bytes)} bytes (>= {Format(Thresholds.LargeReplyBytes)})", name);
             }
         }
 
         var inBytes = report.Number("in") ?? 0;
-        if (inBytes >= TimeoutDiagnoser.FullSocketBytes && input.PoolAboveMinimum)
+        if (inBytes >= Thresholds.FullSocketBytes && input.PoolAboveMinimum)
         {
             // A full socket with the pool above its minimum is a reader waiting for a thread, not a big
             // reply: Azure's troubleshooting guide reads "in: 64221" beside Busy > Min that way.
             found.Add(TimeoutCause.ThreadPoolStarvation, EvidenceWeight.Overriding,
                 $"in={Format(inBytes)} bytes fill the socket buffer while the pool is above its minimum: the reader was waiting for a thread", "in", "WORKER", "IOCP");
         }
-        else if (inBytes >= TimeoutDiagnoser.FullSocketBytes)
+        else if (inBytes >= Thresholds.FullSocketBytes)
         {
             found.Add(TimeoutCause.LargePayload, EvidenceWeight.Strong,
-                $"in={Format(inBytes)} bytes: the socket buffer is full (>= {Format(TimeoutDiagnoser.FullSocketBytes)}) with the pool within its minimum: a large reply arriving", "in");
+                $"in={Format(inBytes)} bytes: the socket buffer is full (>= {Format(Thresholds.FullSocketBytes)}) with the pool within its minimum: a large reply arriving", "in");
         }
-        else if (inBytes >= TimeoutDiagnoser.ArrivingReplyBytes && report.Field("rs")?.Raw is "ReadAsync" && report.Number("qs") is 0)
+        else if (inBytes >= Thresholds.ArrivingReplyBytes && report.Field("rs")?.Raw is "ReadAsync" && report.Number("qs") is 0)
         {
             found.Add(TimeoutCause.LargePayload, EvidenceWeight.Clear,
-                $"in={Format(inBytes)} bytes waiting while the reader waits on the socket and nothing else is outstanding: a sizable reply still arriving (>= {Format(TimeoutDiagnoser.ArrivingReplyBytes)})",
+                $"in={Format(inBytes)} bytes waiting while the reader waits on the socket and nothing else is outstanding: a sizable reply still arriving (>= {Format(Thresholds.ArrivingReplyBytes)})",
                 "in", "rs", "qs");
         }
     }

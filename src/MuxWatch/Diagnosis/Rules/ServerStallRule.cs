@@ -1,5 +1,5 @@
 using MuxWatch.Model;
-using static MuxWatch.Diagnosis.Figures;
+using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
 

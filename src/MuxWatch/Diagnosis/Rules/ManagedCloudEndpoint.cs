@@ -1,6 +1,6 @@
 using MuxWatch.Model;
 
-namespace MuxWatch.Diagnosis;
+namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>
 /// A managed Redis reached over the network (Azure, AWS, Alibaba Cloud, Redis Cloud, Upstash), known by its
@@ -47,6 +47,6 @@ internal static class ManagedCloudEndpoint
         && report.Field("WORKER")?.Part("Busy") is { } busy && busy < ModestPoolThreads
         && (report.Field("IOCP")?.Part("Busy") ?? 0) < ModestPoolThreads
         && report.Field("rs")?.Raw is null or "ReadAsync"
-        && (report.Number("in") ?? 0) < TimeoutDiagnoser.ArrivingReplyBytes
-        && report.Number("inbound") is null or < TimeoutDiagnoser.LargeTransferKiB;
+        && (report.Number("in") ?? 0) < Thresholds.ArrivingReplyBytes
+        && report.Number("inbound") is null or < Thresholds.LargeTransferKiB;
 }

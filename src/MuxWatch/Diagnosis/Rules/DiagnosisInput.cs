@@ -1,7 +1,7 @@
 using MuxWatch.Model;
 using MuxWatch.Reading;
 
-namespace MuxWatch.Diagnosis;
+namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>What the rules read: the message, the generation that wrote it, and what MuxWatch sampled in-process.</summary>
 /// <param name="Report">What the message said.</param>

@@ -1,6 +1,6 @@
 using MuxWatch.Model;
 
-namespace MuxWatch.Diagnosis;
+namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>How starved a pool is, and how a starvation finding weighs against the pool before the wait.</summary>
 internal static class Starvation
@@ -12,7 +12,7 @@ internal static class Starvation
     /// start); weak for a few over the minimum with little queued.
     /// </summary>
     public static bool? Of(double busy, double min, double queued) =>
-        busy - min >= TimeoutDiagnoser.StrongStarvationExcess || (busy >= min && queued >= TimeoutDiagnoser.StrongStarvationQueuedItems) ? true
+        busy - min >= Thresholds.StrongStarvationExcess || (busy >= min && queued >= Thresholds.StrongStarvationQueuedItems) ? true
         : busy > min ? false
         : null;
 

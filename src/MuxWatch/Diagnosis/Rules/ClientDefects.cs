@@ -1,4 +1,4 @@
-namespace MuxWatch.Diagnosis;
+namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>
 /// Defects of the client that time commands out, by the versions that have them and the one that fixed them,

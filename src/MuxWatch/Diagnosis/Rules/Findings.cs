@@ -1,6 +1,6 @@
 using MuxWatch.Model;
 
-namespace MuxWatch.Diagnosis;
+namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>What the rules found so far: each cause's evidence and its heaviest weight.</summary>
 internal sealed class Findings

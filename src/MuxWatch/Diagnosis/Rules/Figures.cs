@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace MuxWatch.Diagnosis;
+namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>How the rules write numbers in evidence: invariant, at most two decimals.</summary>
 internal static class Figures

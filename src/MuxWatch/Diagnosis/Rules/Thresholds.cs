@@ -1,0 +1,83 @@
+namespace MuxWatch.Diagnosis.Rules;
+
+/// <summary>
+/// The figures the rules compare a message's fields with, each with where it comes from (docs/diagnosis.md
+/// lists them beside the rules). Here, below the diagnoser, so that the rules read them without reaching up.
+/// </summary>
+internal static class Thresholds
+{
+    /// <summary>
+    /// Outbound or inbound KiB (moved on the connection while the request waited) from which a payload
+    /// counts as large. Typical replies are well under 1 KiB; a quarter of a MiB moving while a small
+    /// request waits is head-of-line blocking (a public report with <c>inbound=277KiB, cur-in: 284577</c>
+    /// and a healthy pool had no other explanation).
+    /// </summary>
+    public const double LargeTransferKiB = 256;
+
+    /// <summary>Bytes of one reply (<c>last-in</c>, <c>cur-in</c>) or in a pipe from which it counts as large.</summary>
+    public const double LargeReplyBytes = 256 * 1024;
+
+    /// <summary>Bytes waiting in the socket (<c>in</c>) from which the socket buffer counts as full: a large reply is arriving.</summary>
+    public const double FullSocketBytes = 48 * 1024;
+
+    /// <summary>
+    /// Bytes waiting in the socket from which, with the reader waiting on the socket (<c>rs: ReadAsync</c>)
+    /// and nothing else outstanding, a sizable reply is still arriving (a maintainer's reading of
+    /// <c>qs: 0, in: 22649</c> in issue #2066): a quarter of a 64 KiB socket buffer.
+    /// </summary>
+    public const double ArrivingReplyBytes = 16 * 1024;
+
+    /// <summary>
+    /// Busy threads over the pool's minimum from which starvation counts as strong evidence: the pool adds
+    /// a thread about every half second above its minimum, so ten waiting for one is seconds of delay.
+    /// Fewer over (Busy=8 against Min=1, Busy=11 against Min=2) is weak: maintainers look past it to a
+    /// large reply or a short timeout (issues #2066, #1455).
+    /// </summary>
+    public const int StrongStarvationExcess = 10;
+
+    /// <summary>
+    /// Work items queued on the pool (<c>POOL QueuedItems</c>) from which starvation above the minimum
+    /// counts as strong whatever the busy count: on a 2-core host Busy=4 against Min=2 with 300 items
+    /// queued is a starved app (measured by the starvation live test).
+    /// </summary>
+    public const int StrongStarvationQueuedItems = 20;
+
+    /// <summary>Worker threads busy from which the pool counts as exhausted whatever its minimum (rule 2b): "a hundred or so".</summary>
+    public const int ExhaustedWorkerThreads = 100;
+
+    /// <summary>A pool minimum from which it counts as raised by the app (the default is the core count).</summary>
+    public const int RaisedMinimumThreads = 100;
+
+    /// <summary>Worker threads busy below a raised minimum from which the app's machine counts as loaded.</summary>
+    public const int LoadedWorkerThreads = 20;
+
+    /// <summary>The client machine's CPU (<c>Local-CPU</c>, 1.x and 2.x) from which it counts as saturated.</summary>
+    public const double SaturatedCpuPercent = 90;
+
+    /// <summary>The client machine's CPU from which it counts as contributing.</summary>
+    public const double BusyCpuPercent = 75;
+
+    /// <summary>
+    /// How late past its timeout (beyond twice the timeout) an async timeout must be noticed to count as
+    /// stuck: the client checks on a one-second heartbeat, so up to about a second late is normal.
+    /// </summary>
+    public const double LateCheckMilliseconds = 2000;
+
+    /// <summary>
+    /// The share of the wait that GC pauses must have taken to explain a timeout on their own (as a server
+    /// event must: <c>TimelineCorrelation.ExplainingShare</c>); from half of it they also explain a stuck pool.
+    /// </summary>
+    public const double ExplainingGcPauseShare = 0.25;
+
+    /// <summary>The share of the wait from which GC pauses count at all (weak): a tenth of it.</summary>
+    public const double ContributingGcPauseShare = 0.1;
+
+    /// <summary>The share of its cores the process must have used over the wait to count as short of CPU.</summary>
+    public const double SaturatedProcessCpuShare = 0.9;
+
+    /// <summary>The share of the wait MuxWatch's sleeping thread must have lost waiting for a CPU to count as the process short of it.</summary>
+    public const double LateWakeShare = 0.25;
+
+    /// <summary>Bytes waiting in the socket (<c>in</c>) from which a backlog of unread replies is clear, not incidental.</summary>
+    public const double ClearInputBytes = 1024;
+}

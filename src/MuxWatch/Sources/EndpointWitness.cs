@@ -1,5 +1,4 @@
 using System.Net;
-using System.Net.Security;
 using System.Net.Sockets;
 using MuxWatch.Model;
 using MuxWatch.State;
@@ -28,16 +27,11 @@ namespace MuxWatch.Sources;
 /// </para>
 /// <para>
 /// Not thread-safe: only the witness thread calls <see cref="Step"/>, <see cref="Read"/> and <see cref="Dispose"/>.
-/// Its connects are the thread's too (a non-blocking connect looked at each tick): a connect whose
-/// completion waited for a pool thread would never finish while the pool is starved, when it is needed.
-/// Only a host name's resolution runs on the pool, and an address needs none.
+/// Its connects are the thread's too (<see cref="WitnessConnector"/>).
 /// </para>
 /// </remarks>
 internal sealed class EndpointWitness : IDisposable
 {
-    /// <summary>How long a connect may take (the TLS handshake after it has its sockets' timeouts).</summary>
-    internal static readonly TimeSpan ConnectTimeout = TimeSpan.FromSeconds(2);
-
     /// <summary>How long one unanswered PING is waited for before the connection is re-made (the silence goes on until an answer).</summary>
     internal static readonly TimeSpan GiveUpAfter = TimeSpan.FromSeconds(30);
 
@@ -48,14 +42,10 @@ internal sealed class EndpointWitness : IDisposable
     private static readonly byte[] Ping = "PING\r\n"u8.ToArray();
 
     private readonly ServerTimeline _timeline;
-    private readonly EndPoint _address;
-    private readonly string? _tlsHost;
+    private readonly WitnessConnector _connector;
     private readonly TimeProvider _time;
     private readonly byte[] _buffer = new byte[512];
-    private Task<IPAddress[]>? _resolving;
-    private Socket? _connecting;
-    private long _connectStarted;
-    private Connection? _connection;
+    private WitnessConnection? _connection;
     private int _buffered;
     private bool _awaiting;
     private long _sentTimestamp;
@@ -74,8 +64,7 @@ internal sealed class EndpointWitness : IDisposable
     public EndpointWitness(ServerTimeline timeline, EndPoint address, string? tlsHost, TimeProvider time)
     {
         _timeline = timeline;
-        _address = address;
-        _tlsHost = tlsHost;
+        _connector = new WitnessConnector(address, tlsHost, time);
         _time = time;
     }
 
@@ -202,8 +191,7 @@ internal sealed class EndpointWitness : IDisposable
     {
         _connection?.Dispose();
         _connection = null;
-        _connecting?.Dispose();
-        _connecting = null;
+        _connector.Dispose();
     }
 
     /// <summary>Milliseconds since the PING was sent, the GC pauses since then taken out (this thread was paused too).</summary>
@@ -212,138 +200,28 @@ internal sealed class EndpointWitness : IDisposable
 
     private void PickUpConnect(DateTimeOffset now)
     {
-        if (_connecting is { } socket)
-        {
-            PickUpSocket(now, socket);
-            return;
-        }
-
-        if (_resolving is { IsCompleted: true } resolving)
-        {
-            _resolving = null;
-            if (resolving.IsCompletedSuccessfully && resolving.Result.Length > 0)
-            {
-                StartConnect(now, new IPEndPoint(resolving.Result[0], ((DnsEndPoint)_address).Port));
-            }
-            else
-            {
-                Failed(now, resolving.Exception?.InnerException);
-            }
-
-            return;
-        }
-
-        if (_resolving is not null || now < _nextConnect)
+        if (!_connector.UnderWay && now < _nextConnect)
         {
             return;
         }
 
-        switch (_address)
+        switch (_connector.Advance())
         {
-            case IPEndPoint ip:
-                StartConnect(now, ip);
+            case null:
+                return; // under way
+            case { Connection: { } made }:
+                Connected(now, made);
                 break;
-            case DnsEndPoint dns when IPAddress.TryParse(dns.Host, out var literal):
-                StartConnect(now, new IPEndPoint(literal, dns.Port));
-                break;
-            case DnsEndPoint dns:
-                _resolving = Dns.GetHostAddressesAsync(dns.Host);
-                break;
-            case UnixDomainSocketEndPoint path:
-                StartConnect(now, path); // a server on this machine's socket file: the same PING, no TCP
-                break;
-            default:
+            case { Unsupported: true }:
                 _nextConnect = DateTimeOffset.MaxValue; // an address family the client may know and this witness does not: no witness
                 break;
+            case var failed:
+                Failed(now, failed.Failure);
+                break;
         }
     }
 
-    /// <summary>Starts a non-blocking connect, looked at on the next ticks.</summary>
-    private void StartConnect(DateTimeOffset now, EndPoint target)
-    {
-        var socket = target is UnixDomainSocketEndPoint
-            ? new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified) { Blocking = false }
-            : new Socket(target.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true, Blocking = false };
-        try
-        {
-            socket.Connect(target);
-        }
-        catch (SocketException ex) when (ex.SocketErrorCode is SocketError.WouldBlock or SocketError.InProgress)
-        {
-            // Under way: looked at each tick.
-        }
-        catch (SocketException ex)
-        {
-            socket.Dispose();
-            Failed(now, ex);
-            return;
-        }
-
-        _connecting = socket;
-        _connectStarted = _time.GetTimestamp();
-    }
-
-    /// <summary>Picks up a connect that finished (or failed, or took too long); the TLS handshake then runs here, on sockets that time out.</summary>
-    private void PickUpSocket(DateTimeOffset now, Socket socket)
-    {
-        Exception? failure = null;
-        try
-        {
-            if (socket.Poll(0, SelectMode.SelectError))
-            {
-                failure = new SocketException((int)socket.GetSocketOption(SocketOptionLevel.Socket, SocketOptionName.Error)!);
-            }
-            else if (!socket.Poll(0, SelectMode.SelectWrite))
-            {
-                if (_time.GetElapsedTime(_connectStarted) < ConnectTimeout)
-                {
-                    return; // still under way
-                }
-
-                failure = new SocketException((int)SocketError.TimedOut);
-            }
-        }
-        catch (SocketException ex)
-        {
-            failure = ex;
-        }
-
-        _connecting = null;
-        if (failure is not null)
-        {
-            socket.Dispose();
-            Failed(now, failure);
-            return;
-        }
-
-        try
-        {
-            socket.Blocking = true;
-            socket.ReceiveTimeout = 500;
-            socket.SendTimeout = 500;
-            Stream stream = new NetworkStream(socket, ownsSocket: true);
-            if (_tlsHost is { } host)
-            {
-                var tls = new SslStream(stream, leaveInnerStreamOpen: false);
-
-                // Nothing secret is sent on this connection, only PING: see the remarks above.
-#pragma warning disable CA5359 // the witness measures whether the server answers; it sends no credential to protect
-                tls.AuthenticateAsClient(new SslClientAuthenticationOptions { TargetHost = host, RemoteCertificateValidationCallback = static (_, _, _, _) => true });
-#pragma warning restore CA5359
-                stream = tls;
-            }
-
-            socket.ReceiveTimeout = 200;
-            Connected(now, new Connection(socket, stream));
-        }
-        catch (Exception ex) when (ex is IOException or SocketException or System.Security.Authentication.AuthenticationException)
-        {
-            socket.Dispose();
-            Failed(now, ex);
-        }
-    }
-
-    private void Connected(DateTimeOffset now, Connection connection)
+    private void Connected(DateTimeOffset now, WitnessConnection connection)
     {
         _connection = connection;
         _everConnected = true;
@@ -391,13 +269,4 @@ internal sealed class EndpointWitness : IDisposable
         SocketException socket => socket.SocketErrorCode.ToString(),
         _ => failure?.GetType().Name ?? "failed",
     };
-
-    private sealed record Connection(Socket Socket, Stream Stream) : IDisposable
-    {
-        public void Dispose()
-        {
-            Stream.Dispose();
-            Socket.Dispose();
-        }
-    }
 }

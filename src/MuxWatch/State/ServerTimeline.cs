@@ -32,9 +32,7 @@ public sealed class ServerTimeline
 
     private IReadOnlyList<string> _droppedValues = [];
 
-    private readonly WitnessAnswer[] _answers = new WitnessAnswer[MaxWitnessAnswers];
-    private int _answerCount;
-    private int _nextAnswer;
+    private readonly WitnessAnswers _answers = new(MaxWitnessAnswers);
 
     /// <summary>Creates the timeline of <paramref name="endpoint"/>, keeping events for <paramref name="retention"/>.</summary>
     public ServerTimeline(string endpoint, TimeSpan retention)
@@ -113,56 +111,13 @@ public sealed class ServerTimeline
     /// <paramref name="sent"/>: the server was answering then. Not an event (there is one a second); the last
     /// <see cref="MaxWitnessAnswers"/> are kept for the correlator.
     /// </summary>
-    internal void NoteAnswered(DateTimeOffset sent, DateTimeOffset answered)
-    {
-        lock (_gate)
-        {
-            _answers[_nextAnswer] = new WitnessAnswer(sent, answered);
-            _nextAnswer = (_nextAnswer + 1) % MaxWitnessAnswers;
-            _answerCount = Math.Min(_answerCount + 1, MaxWitnessAnswers);
-        }
-    }
+    internal void NoteAnswered(DateTimeOffset sent, DateTimeOffset answered) => _answers.Note(sent, answered);
 
     /// <summary>The witness's prompt answers to PINGs sent at or after <paramref name="from"/> and answered by <paramref name="to"/>, oldest first.</summary>
-    internal IReadOnlyList<WitnessAnswer> AnsweredWithin(DateTimeOffset from, DateTimeOffset to)
-    {
-        lock (_gate)
-        {
-            var found = new List<WitnessAnswer>();
-            for (var i = 0; i < _answerCount; i++)
-            {
-                var answer = _answers[i];
-                if (answer.Sent >= from && answer.Answered <= to)
-                {
-                    found.Add(answer);
-                }
-            }
-
-            found.Sort(static (a, b) => a.Sent.CompareTo(b.Sent));
-            return found;
-        }
-    }
-
-    private WitnessAnswer LastAnswer => _answers[(_nextAnswer + MaxWitnessAnswers - 1) % MaxWitnessAnswers];
+    internal IReadOnlyList<WitnessAnswer> AnsweredWithin(DateTimeOffset from, DateTimeOffset to) => _answers.Within(from, to);
 
     /// <summary>The latest prompt answer the witness got at or before <paramref name="time"/>; null when none is kept.</summary>
-    internal DateTimeOffset? LastAnsweredBefore(DateTimeOffset time)
-    {
-        lock (_gate)
-        {
-            DateTimeOffset? last = null;
-            for (var i = 0; i < _answerCount; i++)
-            {
-                var answered = _answers[i].Answered;
-                if (answered <= time && (last is null || answered > last))
-                {
-                    last = answered;
-                }
-            }
-
-            return last;
-        }
-    }
+    internal DateTimeOffset? LastAnsweredBefore(DateTimeOffset time) => _answers.LastBefore(time);
 
     /// <summary>Events dropped to keep within <see cref="MaxEvents"/>.</summary>
     public long DroppedEvents => Interlocked.Read(ref _dropped);
@@ -356,8 +311,8 @@ public sealed class ServerTimeline
                 _ended.Count + _running.Count)
             {
                 Dropped = _droppedValues,
-                WitnessAnsweredAt = _answerCount == 0 ? null : LastAnswer.Answered,
-                WitnessRoundTripMs = _answerCount == 0 ? null : (LastAnswer.Answered - LastAnswer.Sent).TotalMilliseconds,
+                WitnessAnsweredAt = _answers.Last?.Answered,
+                WitnessRoundTripMs = _answers.Last is { } last ? (last.Answered - last.Sent).TotalMilliseconds : null,
                 WitnessSilentSince = _running.TryGetValue(ServerEventKind.Silence, out var silence) ? silence.Start
                     : _running.TryGetValue(ServerEventKind.Unreachable, out var gone) ? gone.Start : null,
             };

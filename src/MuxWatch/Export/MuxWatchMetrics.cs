@@ -90,14 +90,7 @@ public sealed partial class MuxWatchMetrics
             "Multiplexer events: connection-failed, connection-restored, error-message, internal-error, server-maintenance. Counted, never ordered (they arrive out of order).",
             ["multiplexer", "endpoint", "event", "failure_type"]);
 
-        ThreadPoolBusy = factory.CreateGauge("muxwatch_threadpool_busy_threads",
-            "Threads in use (Max minus Available, as StackExchange.Redis computes it), by pool (worker, io).", ["pool"]);
-        ThreadPoolMin = factory.CreateGauge("muxwatch_threadpool_min_threads",
-            "The pool's minimum: above it, threads are added slowly and work waits.", ["pool"]);
-        ThreadPoolMax = factory.CreateGauge("muxwatch_threadpool_max_threads", "The pool's maximum.", ["pool"]);
-        ThreadPoolThreads = factory.CreateGauge("muxwatch_threadpool_threads", "Threads the pool has now.");
-        ThreadPoolQueueLength = factory.CreateGauge("muxwatch_threadpool_queue_length", "Work items queued and not yet started.");
-        ThreadPoolCompleted = factory.CreateCounter("muxwatch_threadpool_completed_items_total", "Work items the pool completed.");
+        (ThreadPoolBusy, ThreadPoolMin, ThreadPoolMax, ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted) = CreateThreadPoolFamilies(factory);
 
         ProbeCycle = factory.CreateHistogram("muxwatch_probe_cycle_seconds",
             "How long one probe cycle took (sampling only: PINGs complete on their own).", [],
@@ -231,18 +224,6 @@ public sealed partial class MuxWatchMetrics
     /// <summary><c>muxwatch_endpoints_over_budget</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
     public Gauge EndpointsOverBudget { get; }
 
-    internal Gauge ThreadPoolBusy { get; }
-
-    internal Gauge ThreadPoolMin { get; }
-
-    internal Gauge ThreadPoolMax { get; }
-
-    internal Gauge ThreadPoolThreads { get; }
-
-    internal Gauge ThreadPoolQueueLength { get; }
-
-    internal Counter ThreadPoolCompleted { get; }
-
     internal Histogram ProbeCycle { get; }
 
     /// <summary><c>muxwatch_probe_failures_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
@@ -257,51 +238,6 @@ public sealed partial class MuxWatchMetrics
     internal Counter.Child[] ErrorReplyCounters { get; }
 
     internal Gauge CorrelationPending { get; }
-
-    /// <summary>Counts one diagnosed timeout and sets the last-seen gauges of what it carried.</summary>
-    internal void RecordTimeout(ObservedTimeout timeout, DateTimeOffset now)
-    {
-        var multiplexer = timeout.Multiplexer ?? UnknownMultiplexer;
-        var pair = multiplexer + "\n" + timeout.Endpoint;
-        string admitted;
-        if (timeout.Source is TimeoutSources.FirstChance or TimeoutSources.Probe)
-        {
-            admitted = _ownTimeoutEndpoints.Admit(pair);
-        }
-        else
-        {
-            admitted = _postedTimeoutEndpoints.Admit(pair, now, out var freed);
-            if (freed is not null)
-            {
-                RemoveTimeoutSeries(freed);
-            }
-        }
-
-        var endpoint = admitted == BoundedLabelValues.Other ? BoundedLabelValues.Other : timeout.Endpoint;
-        Timeouts.WithLabels(multiplexer, endpoint, timeout.Diagnosis.Cause.ToName(), timeout.Source).Inc();
-
-        var report = timeout.Report;
-        var live = timeout.LiveCountersAtCatch;
-        SetIfKnown(LastTimeoutSentAwaitingResponse, multiplexer, endpoint, live is { SentAwaitingResponse: > 0 } ? live.SentAwaitingResponse : report.Number("qs"));
-        SetIfKnown(LastTimeoutPendingUnsent, multiplexer, endpoint, live is { PendingUnsent: > 0 } ? live.PendingUnsent : report.Number("qu"));
-        SetIfKnown(LastTimeoutInboundBytes, multiplexer, endpoint, report.Number("in"));
-        SetIfKnown(LastTimeoutBusyWorkerThreads, multiplexer, endpoint, report.Field("WORKER")?.Part("Busy") ?? timeout.ThreadPoolAtCatch?.WorkerBusy);
-        LastTimeoutTimestamp.WithLabels(multiplexer, endpoint).Set(timeout.Time.ToUnixTimeMilliseconds() / 1000.0);
-    }
-
-    /// <summary>Sets the thread-pool families from one sample.</summary>
-    internal void RecordThreadPool(ThreadPoolSnapshot pool)
-    {
-        ThreadPoolBusy.WithLabels("worker").Set(pool.WorkerBusy);
-        ThreadPoolBusy.WithLabels("io").Set(pool.IoBusy);
-        ThreadPoolMin.WithLabels("worker").Set(pool.WorkerMin);
-        ThreadPoolMin.WithLabels("io").Set(pool.IoMin);
-        ThreadPoolMax.WithLabels("worker").Set(pool.WorkerMax);
-        ThreadPoolMax.WithLabels("io").Set(pool.IoMax);
-        ThreadPoolThreads.Set(pool.Threads);
-        ThreadPoolQueueLength.Set(pool.QueueLength);
-        ThreadPoolCompleted.IncTo(pool.CompletedItems);
-    }
 
     /// <summary>
     /// Exports at 0 the series of one watched endpoint whose label values are known before anything
@@ -333,30 +269,6 @@ public sealed partial class MuxWatchMetrics
 
     /// <summary>The connection events whose labels are known in advance (the client reports a restore with failure type <c>None</c>, measured).</summary>
     private static readonly (string Name, string FailureType)[] KnownEvents = [("connection-restored", "None"), ("error-message", "none"), ("internal-error", "none")];
-
-    /// <summary>Removes the timeout series of one posted multiplexer/endpoint pair whose label place was given up.</summary>
-    private void RemoveTimeoutSeries(string pair)
-    {
-        lock (SeriesGate)
-        {
-            RemoveTimeoutSeriesUngated(pair);
-        }
-    }
-
-    private void RemoveTimeoutSeriesUngated(string pair)
-    {
-        var separator = pair.IndexOf('\n', StringComparison.Ordinal);
-        var (multiplexer, endpoint) = (pair[..separator], pair[(separator + 1)..]);
-        foreach (var labels in Timeouts.GetAllLabelValues().Where(l => l.Length > 1 && l[0] == multiplexer && l[1] == endpoint).ToList())
-        {
-            Timeouts.RemoveLabelled(labels);
-        }
-
-        foreach (var gauge in (Gauge[])[LastTimeoutSentAwaitingResponse, LastTimeoutPendingUnsent, LastTimeoutInboundBytes, LastTimeoutBusyWorkerThreads, LastTimeoutTimestamp])
-        {
-            gauge.RemoveLabelled(multiplexer, endpoint);
-        }
-    }
 
     /// <summary>Removes every series of one multiplexer (it was disposed or unregistered).</summary>
     public void RemoveMultiplexer(string multiplexer)
@@ -431,14 +343,6 @@ public sealed partial class MuxWatchMetrics
                 break;
             default:
                 break;
-        }
-    }
-
-    private static void SetIfKnown(Gauge gauge, string multiplexer, string endpoint, double? value)
-    {
-        if (value is { } known)
-        {
-            gauge.WithLabels(multiplexer, endpoint).Set(known);
         }
     }
 }

@@ -1,0 +1,47 @@
+using MuxWatch.Model;
+using Prometheus;
+
+namespace MuxWatch.Export;
+
+/// <summary>The thread pool's families (<c>muxwatch_threadpool_*</c>): the process's own pool, sampled each probe cycle.</summary>
+public sealed partial class MuxWatchMetrics
+{
+    internal Gauge ThreadPoolBusy { get; }
+
+    internal Gauge ThreadPoolMin { get; }
+
+    internal Gauge ThreadPoolMax { get; }
+
+    internal Gauge ThreadPoolThreads { get; }
+
+    internal Gauge ThreadPoolQueueLength { get; }
+
+    internal Counter ThreadPoolCompleted { get; }
+
+    /// <summary>Sets the thread-pool families from one sample.</summary>
+    internal void RecordThreadPool(ThreadPoolSnapshot pool)
+    {
+        ThreadPoolBusy.WithLabels("worker").Set(pool.WorkerBusy);
+        ThreadPoolBusy.WithLabels("io").Set(pool.IoBusy);
+        ThreadPoolMin.WithLabels("worker").Set(pool.WorkerMin);
+        ThreadPoolMin.WithLabels("io").Set(pool.IoMin);
+        ThreadPoolMax.WithLabels("worker").Set(pool.WorkerMax);
+        ThreadPoolMax.WithLabels("io").Set(pool.IoMax);
+        ThreadPoolThreads.Set(pool.Threads);
+        ThreadPoolQueueLength.Set(pool.QueueLength);
+        ThreadPoolCompleted.IncTo(pool.CompletedItems);
+    }
+
+    private static (Gauge Busy, Gauge Min, Gauge Max, Gauge Threads, Gauge QueueLength, Counter Completed) CreateThreadPoolFamilies(MetricFactory factory)
+    {
+        var busy = factory.CreateGauge("muxwatch_threadpool_busy_threads",
+            "Threads in use (Max minus Available, as StackExchange.Redis computes it), by pool (worker, io).", ["pool"]);
+        var min = factory.CreateGauge("muxwatch_threadpool_min_threads",
+            "The pool's minimum: above it, threads are added slowly and work waits.", ["pool"]);
+        var max = factory.CreateGauge("muxwatch_threadpool_max_threads", "The pool's maximum.", ["pool"]);
+        var threads = factory.CreateGauge("muxwatch_threadpool_threads", "Threads the pool has now.");
+        var queued = factory.CreateGauge("muxwatch_threadpool_queue_length", "Work items queued and not yet started.");
+        var completed = factory.CreateCounter("muxwatch_threadpool_completed_items_total", "Work items the pool completed.");
+        return (busy, min, max, threads, queued, completed);
+    }
+}

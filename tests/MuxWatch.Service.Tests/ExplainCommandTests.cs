@@ -109,6 +109,30 @@ public sealed class ExplainCommandTests
     }
 
     [Fact]
+    public async Task The_command_line_suggests_for_a_typo_shows_its_version_and_reads_a_response_file()
+    {
+        var (typo, typoOutput, typoError) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explian"));
+        var (version, versionOutput, _) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "--version"));
+        var (help, helpOutput, _) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain", "--help"));
+        var responseFile = Path.GetTempFileName();
+        await File.WriteAllLinesAsync(responseFile, ["explain", "--jsonl"]);
+        var (fromFile, fromFileOutput, _) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "@" + responseFile),
+            JsonSerializer.Serialize(new { message = "Timeout performing GET k (5000ms), qu: 0, qs: 2, in: 0" }) + "\n");
+        File.Delete(responseFile);
+
+        Assert.Equal(2, typo); // the documented exit code of a bad command line
+        Assert.Contains("Did you mean", typoOutput + typoError, StringComparison.Ordinal);
+        Assert.Contains("explain", typoOutput, StringComparison.Ordinal);
+        Assert.Equal(0, version);
+        Assert.StartsWith("0.", versionOutput.Trim(), StringComparison.Ordinal);
+        Assert.Equal(0, help);
+        Assert.Contains("--jsonl", helpOutput, StringComparison.Ordinal);
+        Assert.Contains("muxwatch explain", helpOutput, StringComparison.Ordinal); // the program as users call it, whatever the assembly's name
+        Assert.Equal(0, fromFile);
+        Assert.Equal("server-stall", JsonDocument.Parse(fromFileOutput.Trim()).RootElement.GetProperty("cause").GetString());
+    }
+
+    [Fact]
     public async Task An_unknown_option_is_a_usage_error()
     {
         var (exitCode, _, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain", "--bogus"));
@@ -125,7 +149,7 @@ public sealed class ExplainCommandTests
         var input = new StringReader("\uFEFF" + valid + "\n" + endless + "\n" + valid + "\n");
         var output = new StringWriter();
 
-        var exitCode = await MuxWatch.Service.Commands.ExplainCommand.RunAsync(["--jsonl"], input, output, TextWriter.Null);
+        var exitCode = await MuxWatch.Service.Commands.ExplainCommand.RunAsync(jsonLines: true, file: null, input, output, TextWriter.Null);
         var objects = output.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(line => JsonDocument.Parse(line).RootElement).ToList();
 
         Assert.Equal(0, exitCode);

@@ -1,8 +1,14 @@
+using System.CommandLine;
+using System.CommandLine.Help;
 using System.Reflection;
 
 namespace MuxWatch.Service.Commands;
 
-/// <summary>The <c>muxwatch</c> command line: its commands, its help, its exit codes.</summary>
+/// <summary>
+/// The <c>muxwatch</c> command line, parsed by System.CommandLine as <c>dotnet-counters</c> and <c>dotnet-trace</c>
+/// parse theirs: help per command, a suggestion for a typo, <c>--version</c>, response files (<c>@file</c>), and
+/// the exit codes below kept.
+/// </summary>
 internal static class CommandLine
 {
     /// <summary>Exit code: the command did what was asked (a message was read and explained, help shown).</summary>
@@ -18,23 +24,57 @@ internal static class CommandLine
     public static string Version { get; } =
         typeof(CommandLine).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion ?? "unknown";
 
-    public const string Usage = """
+    private const string Description = """
         muxwatch: explains StackExchange.Redis timeouts, and runs the MuxWatch sidecar.
 
-        usage:
           muxwatch explain [--jsonl] [FILE]   explain a timeout message read from FILE or standard input
-          muxwatch serve [OPTIONS]            run the sidecar (default http://localhost:9401: /metrics, /api/...)
-          muxwatch --help | --version
+          muxwatch serve [SETTINGS]           run the sidecar (default http://localhost:9401: /metrics, /api/...)
+          muxwatch [SETTINGS]                 the same (as the container and `dotnet run` start it)
 
-        explain:
-          --jsonl          read JSON lines, each {"message": "..."}; write one JSON object per line
-        serve:
-          --urls URL       where to listen (also ASPNETCORE_URLS)
-          --MuxWatch:Targets:0:Name=cache --MuxWatch:Targets:0:ConnectionString=redis:6379
-                           any setting as --Section:Key=value (or MuxWatch__Section__Key in the environment)
-
-        exit codes: 0 read, 1 nothing to read (empty input, unreadable file), 2 bad usage;
-                    serve: 0 stopped, 2 configuration or address refused at start (each setting named)
-        documentation: https://github.com/muxwatch/muxwatch
+        SETTINGS: --urls URL (also ASPNETCORE_URLS), and any setting as --Section:Key=value
+          (--MuxWatch:Targets:0:Name=cache --MuxWatch:Targets:0:ConnectionString=redis:6379),
+          or MuxWatch__Section__Key in the environment.
+        Exit codes: 0 read, 1 nothing to read (empty input, unreadable file), 2 bad usage;
+          serve: 0 stopped, 2 configuration or address refused at start (each setting named).
+        Documentation: https://github.com/muxwatch/muxwatch
         """;
+
+    /// <summary>
+    /// Runs the command <paramref name="args"/> name: <c>explain</c> here, <c>serve</c> (or no command) through
+    /// <paramref name="serve"/>, which gets the settings left on the line.
+    /// </summary>
+    public static async Task<int> RunAsync(string[] args, TextReader input, TextWriter output, TextWriter error, Func<string[], Task<int>> serve)
+    {
+        var jsonLines = new Option<bool>("--jsonl") { Description = "read JSON lines, each {\"message\": \"...\"}; write one JSON object per line" };
+        var file = new Argument<string?>("FILE") { Description = "the file to read (default, or -: standard input)", Arity = ArgumentArity.ZeroOrOne };
+        file.Validators.Add(result =>
+        {
+            if (result.Tokens is [{ Value: var token }] && token.StartsWith('-') && token != "-")
+            {
+                result.AddError($"Unrecognized option '{token}'.");
+            }
+        });
+        var explain = new Command("explain", "Explain one StackExchange.Redis timeout or connection message read from FILE or standard input.\n"
+            + "Exit codes: 0 read, 1 nothing to read (empty input, input in which no Redis message is found, a file that cannot be read), 2 bad usage.")
+        {
+            jsonLines,
+            file,
+        };
+        explain.SetAction((parsed, _) => ExplainCommand.RunAsync(parsed.GetValue(jsonLines), parsed.GetValue(file), input, output, error));
+
+        var serveCommand = new Command("serve", "Run the sidecar; settings as --Section:Key=value (see muxwatch --help).") { TreatUnmatchedTokensAsErrors = false };
+        serveCommand.SetAction((parsed, _) => serve([.. parsed.UnmatchedTokens]));
+
+        // The root is the program as users call it (`muxwatch`, whatever the assembly's name); with no command it
+        // serves, so it takes the settings left on the line, unless the first word is a command it does not know.
+        var root = new Command("muxwatch", Description) { explain, serveCommand };
+        root.Options.Add(new HelpOption());
+        root.Options.Add(new VersionOption());
+        root.TreatUnmatchedTokensAsErrors = args is [var first, ..] && !first.StartsWith('-');
+        root.SetAction((parsed, _) => serve([.. parsed.UnmatchedTokens]));
+
+        var result = root.Parse(args);
+        var exitCode = await result.InvokeAsync(new InvocationConfiguration { Output = output, Error = error }).ConfigureAwait(false);
+        return result.Errors.Count > 0 ? BadUsage : exitCode;
+    }
 }

@@ -22,40 +22,11 @@ internal static class ExplainCommand
     /// <summary>The longest JSON line read: a message at the reader's bound, JSON-escaped, with room to spare.</summary>
     internal const int MaxLineChars = 2 * TimeoutMessageReader.MaxInputChars;
 
-    private const string Usage = """
-        usage: muxwatch explain [--jsonl] [FILE]
-          Reads one StackExchange.Redis timeout or connection message from FILE, or from standard
-          input, and prints its diagnosis.
-          --jsonl  read JSON lines, each {"message": "..."}; write one JSON object per line
-        exit codes: 0 read, 1 nothing to read (empty input, input in which no Redis message is found, a file that cannot be read), 2 bad usage
-        """;
-
-    public static async Task<int> RunAsync(string[] args, TextReader input, TextWriter output, TextWriter error)
+    /// <summary>Explains the message in <paramref name="file"/> (null or <c>-</c>: <paramref name="input"/>); with <paramref name="jsonLines"/>, each JSON line's.</summary>
+    public static async Task<int> RunAsync(bool jsonLines, string? file, TextReader input, TextWriter output, TextWriter error)
     {
-        var jsonLines = false;
-        string? file = null;
-        foreach (var arg in args)
-        {
-            switch (arg)
-            {
-                case "--jsonl":
-                    jsonLines = true;
-                    break;
-                case "-h" or "--help":
-                    await output.WriteLineAsync(Usage).ConfigureAwait(false);
-                    return CommandLine.Read;
-                case "-":
-                    break; // standard input, as the default
-                case not null when !arg.StartsWith('-') && file is null:
-                    file = arg;
-                    break;
-                default:
-                    await error.WriteLineAsync($"explain: unexpected argument '{arg}'\n{Usage}").ConfigureAwait(false);
-                    return CommandLine.BadUsage;
-            }
-        }
-
-        if (file is not null)
+        ArgumentNullException.ThrowIfNull(error);
+        if (file is not null and not "-")
         {
             StreamReader reader;
             try

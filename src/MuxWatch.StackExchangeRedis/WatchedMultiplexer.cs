@@ -1,10 +1,8 @@
 using System.Collections.Concurrent;
-using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using MuxWatch.Export;
 using MuxWatch.Model;
 using MuxWatch.Pipeline;
-using MuxWatch.Reading;
 using MuxWatch.State;
 using StackExchange.Redis;
 
@@ -12,29 +10,20 @@ namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>
 /// One watched multiplexer: its lifetime (resolved off the loop, retired when the app disposes it, asked
-/// for again), and each cycle's sample of its servers. The PING (<see cref="EndpointPinger"/>), the event
-/// counting (<see cref="ConnectionEventCounter"/>) and each server's series and queue history
-/// (<see cref="WatchedEndpoint"/>) are their own classes. The app's multiplexer is only observed: never
+/// for again), and each cycle's sample of its servers. Which servers (<see cref="ServerSelection"/>), the PING
+/// (<see cref="EndpointPinger"/>), the event counting (<see cref="ConnectionEventCounter"/>), naming a failed
+/// connection (<see cref="ConnectFailureReporter"/>), the status text (<see cref="ClientStatusSampler"/>) and each
+/// server's series and queue history (<see cref="WatchedEndpoint"/>) are their own classes; what <c>/api/targets</c>
+/// says is in WatchedMultiplexer.Status.cs. Its collaborators are given, not looked up. The app's multiplexer is only observed: never
 /// reconfigured, its profiler slot never taken; MuxWatch's event handlers are detached when it stops.
 /// </summary>
 internal sealed partial class WatchedMultiplexer : IAsyncDisposable
 {
-    /// <summary>
-    /// The client's package version as users know it (3.4.35), from its informational version without build
-    /// metadata; the assembly version (3.0.0.0) is only its binding identity.
-    /// </summary>
-    private static readonly string? ClientVersion =
-        System.Reflection.CustomAttributeExtensions.GetCustomAttribute<System.Reflection.AssemblyInformationalVersionAttribute>(typeof(IConnectionMultiplexer).Assembly)?.InformationalVersion.Split('+')[0]
-        ?? typeof(IConnectionMultiplexer).Assembly.GetName().Version?.ToString();
-
     /// <summary>How long after a failed resolution the next is tried.</summary>
     internal static readonly TimeSpan ResolveRetry = TimeSpan.FromSeconds(10);
 
     /// <summary>How long after the app disposed its multiplexer its factory is asked again (a reconnect pattern recreates it at once).</summary>
     internal static readonly TimeSpan RecycledRetry = TimeSpan.FromSeconds(1);
-
-    /// <summary>How often a multiplexer MuxWatch made is at most asked to re-read its cluster, when a node it does not hold is listed.</summary>
-    internal static readonly TimeSpan ReconfigureEvery = TimeSpan.FromSeconds(30);
 
     private const int MaxEventEndpoints = 64;
 
@@ -44,46 +33,50 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     private readonly MultiplexerRegistration _registration;
     private readonly IServiceProvider _services;
     private readonly MuxWatchMetrics _metrics;
-    private readonly int _maxEndpoints;
+    private readonly ServerSelection _selection;
     private readonly ConcurrentDictionary<string, WatchedEndpoint> _endpoints = new(StringComparer.Ordinal);
     private readonly BoundedLabelValues _eventEndpoints = new(MaxEventEndpoints);
     private readonly ConnectionEventCounter _events;
     private readonly ProbeOutcome _outcome;
     private readonly EndpointPinger _pinger;
     private readonly PubSubLagProbe? _pubSub;
-    private readonly ConnectFailureDiagnosis _diagnosis;
+    private readonly ConnectFailureReporter _failures;
     private readonly ILogger _logger;
     private readonly Lock _gate = new();
     private readonly ServerTimelines? _timelines;
     private readonly TimeProvider _time;
-    private Task? _reconfiguring;
-    private DateTimeOffset _lastReconfigure = DateTimeOffset.MinValue;
 
-    /// <summary>The status text's buffer, reused each cycle (only the loop's thread samples).</summary>
-    private readonly StringWriter _statusText = new(System.Globalization.CultureInfo.InvariantCulture);
-    private DateTimeOffset _lastStatusRead = DateTimeOffset.MinValue;
+    private readonly ClientStatusSampler _status;
 
     private IConnectionMultiplexer? _multiplexer;
     private Task? _resolving;
     private DateTimeOffset _nextResolve = DateTimeOffset.MinValue;
     private volatile string _state = "connecting";
     private bool _disposed;
-    private int _overBudget;
 
-    public WatchedMultiplexer(MultiplexerRegistration registration, IServiceProvider services, MuxWatchMetrics metrics, TimeProvider time, int maxEndpoints)
+    /// <param name="registration">What to watch, and how to get it.</param>
+    /// <param name="services">The app's services: only for the registration's factory, which takes them.</param>
+    /// <param name="metrics">Where its series go.</param>
+    /// <param name="timelines">The server timelines (cluster membership, each endpoint's polling status); null when nothing polls.</param>
+    /// <param name="time">The one clock.</param>
+    /// <param name="logger">Where its failures are said.</param>
+    /// <param name="maxEndpoints">How many of its servers are probed and polled at most.</param>
+    public WatchedMultiplexer(
+        MultiplexerRegistration registration, IServiceProvider services, MuxWatchMetrics metrics, ServerTimelines? timelines, TimeProvider time, ILogger logger, int maxEndpoints)
     {
         _registration = registration;
         _services = services;
         _metrics = metrics;
-        _maxEndpoints = maxEndpoints;
         _time = time;
-        _timelines = services.GetService<ServerTimelines>();
+        _timelines = timelines;
+        _logger = logger;
+        _status = new ClientStatusSampler(registration.Name, metrics);
+        _selection = new ServerSelection(registration.Name, registration.Owned, maxEndpoints, metrics, timelines, time, logger);
         _outcome = new ProbeOutcome(time);
-        _events = new ConnectionEventCounter(metrics, registration.Name, _eventEndpoints, NameRefusal);
+        _events = new ConnectionEventCounter(metrics, registration.Name, _eventEndpoints, (failureType, exception) => _failures!.Refused(failureType, exception));
         _pinger = new EndpointPinger(registration.Name, metrics, _outcome, time);
         _pubSub = registration.MeasurePubSubLag ? new PubSubLagProbe(registration.Name, metrics, time) : null;
-        _diagnosis = new ConnectFailureDiagnosis(registration.Diagnose ?? DiagnoseFromConfigurationAsync, NameDiagnosed);
-        _logger = services.GetService<ILoggerFactory>()?.CreateLogger(typeof(WatchedMultiplexer).FullName!) ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
+        _failures = new ConnectFailureReporter(registration, _outcome, _events, logger, () => _disposed ? null : Multiplexer);
     }
 
     public string Name => _registration.Name;
@@ -134,66 +127,13 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     public IConnectionMultiplexer? Multiplexer => Volatile.Read(ref _multiplexer);
 
     /// <summary>
-    /// The servers MuxWatch probes and polls: the multiplexer's, up to <c>MuxWatch:MaxEndpointsPerMultiplexer</c>
-    /// in the client's order. A cluster's node list comes from its servers, so one advertising a thousand
-    /// nodes must not cost thousands of series: the overflow is exported and logged once.
+    /// The servers MuxWatch probes and polls (<see cref="ServerSelection"/>); those that left their cluster lose
+    /// their series here, where the endpoints are kept.
     /// </summary>
     internal IServer[] Servers(IConnectionMultiplexer multiplexer)
     {
-        var all = InCluster(multiplexer);
-        var over = all.Length - _maxEndpoints;
-        if (over <= 0)
-        {
-            if (Interlocked.Exchange(ref _overBudget, 0) != 0)
-            {
-                _metrics.EndpointsOverBudget.WithLabels(Name).Set(0);
-            }
-
-            return all;
-        }
-
-        _metrics.EndpointsOverBudget.WithLabels(Name).Set(over);
-        if (Interlocked.Exchange(ref _overBudget, 1) == 0)
-        {
-            LogOverBudget(_logger, Name, all.Length, _maxEndpoints);
-        }
-
-        return all[.._maxEndpoints];
-    }
-
-    /// <summary>
-    /// The multiplexer's servers but those that left their cluster (<see cref="ServerTimelines.FollowCluster"/>):
-    /// the client never forgets a server, so a node removed from the cluster would otherwise stay probed and
-    /// exported for ever. Its series go when it is first seen gone. A node the cluster added that the client
-    /// does not hold yet: a multiplexer MuxWatch made is asked to re-read the cluster (at most every
-    /// <see cref="ReconfigureEvery"/>); an app's is never reconfigured, and shows it once the client does.
-    /// </summary>
-    private IServer[] InCluster(IConnectionMultiplexer multiplexer)
-    {
-        var all = multiplexer.GetServers();
-        if (_timelines is null || !AnyClusterNode(all))
-        {
-            return all; // nothing to follow: the common case costs no allocation
-        }
-
-        var endpoints = new string[all.Length];
-        for (var i = 0; i < all.Length; i++)
-        {
-            endpoints[i] = EndpointText.Of(all[i].EndPoint);
-        }
-
-        var membership = _timelines.FollowCluster(endpoints);
-        if (membership.Unknown.Count > 0 && _registration.Owned)
-        {
-            ReconfigureOwned(multiplexer, membership.Unknown.Count);
-        }
-
-        if (membership.Left.Count == 0)
-        {
-            return all;
-        }
-
-        foreach (var gone in membership.Left)
+        var servers = _selection.Select(multiplexer, out var left);
+        foreach (var gone in left)
         {
             if (_endpoints.TryRemove(gone, out _))
             {
@@ -202,39 +142,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             }
         }
 
-        return [.. all.Where((_, i) => !membership.Left.Contains(endpoints[i]))];
-    }
-
-    private static bool AnyClusterNode(IServer[] servers)
-    {
-        foreach (var server in servers)
-        {
-            if (server.ServerType == ServerType.Cluster)
-            {
-                return true;
-            }
-        }
-
-        return false;
-    }
-
-    private void ReconfigureOwned(IConnectionMultiplexer multiplexer, int unknown)
-    {
-        var now = _time.GetUtcNow();
-        lock (_gate)
-        {
-            if (_reconfiguring is { IsCompleted: false } || now - _lastReconfigure < ReconfigureEvery)
-            {
-                return;
-            }
-
-            _lastReconfigure = now;
-            LogReconfiguring(_logger, Name, unknown);
-
-            // Off the loop, and observed: the client re-reads CLUSTER NODES and connects to the new nodes.
-            _reconfiguring = multiplexer.ConfigureAsync();
-            FireAndForget.Observe(_reconfiguring);
-        }
+        return servers;
     }
 
     /// <summary>
@@ -268,40 +176,10 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             anyConnected |= SampleServer(server, now, pingInterval, probeTimeout, pipeline, stopping);
         }
 
-        // The status text is the dearest read of a cycle (the client formats every server's summary into
-        // it), and what it alone carries (heartbeat age, the client's timeout totals) needs no finer grain
-        // than the PINGs': it is read at their cadence (every cycle when PING is off).
-        if (pingInterval is not { } statusInterval || now - _lastStatusRead >= statusInterval * 0.9)
-        {
-            _lastStatusRead = now;
-            ReadStatus(multiplexer);
-        }
-
-        if (_registration.Tls?.TakeNewFailure() is { } refused)
-        {
-            // A certificate refused on a reconnect (the server's was replaced): said where people look.
-            _outcome.Failed(refused);
-            LogConnectFailed(_logger, Name, refused);
-        }
-
+        _status.SampleIfDue(multiplexer, now, pingInterval);
+        _failures.Sampled(anyConnected, now);
         _pubSub?.Sample(multiplexer, probeTimeout);
-        _ = _diagnosis.Observe(anyConnected, now);
         _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
-    }
-
-    private void ReadStatus(IConnectionMultiplexer multiplexer)
-    {
-        _statusText.GetStringBuilder().Clear();
-        multiplexer.GetStatus(_statusText);
-        var status = StatusTextReader.Read(_statusText.GetStringBuilder());
-        if (status.HeartbeatAgeSeconds is { } age)
-        {
-            _metrics.HeartbeatAge.WithLabels(Name).Set(age);
-        }
-
-        IncTo(_metrics.ClientTimeouts.WithLabels(Name, "sync"), status.SyncTimeouts);
-        IncTo(_metrics.ClientTimeouts.WithLabels(Name, "async"), status.AsyncTimeouts);
-        IncTo(_metrics.ClientTimeouts.WithLabels(Name, "fire-and-forget"), status.FireAndForgetTimeouts);
     }
 
     /// <summary>
@@ -337,43 +215,6 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// <summary>True when this multiplexer has a server at <paramref name="endpoint"/>.</summary>
     public bool HasEndpoint(string endpoint) =>
         Multiplexer is { } multiplexer && multiplexer.GetServers().Any(server => EndpointText.Of(server.EndPoint) == endpoint);
-
-    public TargetStatus Status()
-    {
-        var multiplexer = Multiplexer;
-        var servers = new List<TargetServerStatus>();
-        if (multiplexer is not null && !_disposed)
-        {
-            foreach (var server in Servers(multiplexer))
-            {
-                var endpoint = EndpointText.Of(server.EndPoint);
-                servers.Add(new TargetServerStatus(
-                    endpoint,
-                    server.IsConnected,
-                    server.IsConnected ? server.ServerType.ToString() : null,
-                    server.IsConnected ? server.Version.ToString() : null,
-                    server.IsReplica ? "replica" : "primary",
-                    _endpoints.TryGetValue(endpoint, out var watched) ? watched.LastSuccess : null)
-                {
-                    Polling = _services.GetService<ServerTimelines>()?.Find(endpoint)?.Status(),
-                });
-            }
-        }
-
-        var error = _outcome.LastError;
-        var status = new TargetStatus(
-            Name,
-            _state,
-            _registration.Owned,
-            // The client drops the password; the user name is a credential too.
-            (_registration.DisplayConfiguration ?? MultiplexerInspection.DisplayConfiguration(multiplexer)) is { } shown ? SecretRedactor.Redact(shown) : null,
-            _outcome.LastSuccess,
-            error?.Message,
-            error?.Time,
-            ClientVersion,
-            servers);
-        return _registration.Discovered is { } discovered ? status with { Discovered = true, MadeBy = discovered.Origin.MadeBy } : status;
-    }
 
     public async ValueTask DisposeAsync()
     {
@@ -498,81 +339,10 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         }
     }
 
-    /// <summary>
-    /// A refusal on a later attempt (the first one may have failed otherwise, a slow connect under load):
-    /// named where people look too, as for the first connection.
-    /// </summary>
-    private void NameRefusal(string failureType, Exception? exception)
-    {
-        _diagnosis.Reported(failureType);
-        if (failureType == nameof(ConnectionFailureType.AuthenticationFailure))
-        {
-            // The client reports this once per outage at most (until a connection is up again): logged each
-            // time. It calls a certificate refused in the TLS handshake the same: not a password, then.
-            var reason = _registration.Tls?.LastFailure
-                ?? (OwnedConnection.IsTlsHandshakeFailure(exception) ? OwnedConnection.TlsHandshakeRefused : OwnedConnection.Describe(failureType));
-            _outcome.Failed(reason);
-            LogConnectFailed(_logger, Name, reason);
-        }
-    }
-
-    /// <summary>
-    /// For an app's own multiplexer: a fresh connection made from its configuration string (its endpoints and
-    /// credentials, as the server poller's connection is), never from the app's multiplexer itself.
-    /// </summary>
-    private Task<string?> DiagnoseFromConfigurationAsync()
-    {
-        if (Multiplexer is not { } multiplexer)
-        {
-            return Task.FromResult<string?>(null);
-        }
-
-        ConfigurationOptions options;
-        try
-        {
-            options = ConfigurationOptions.Parse(multiplexer.Configuration);
-        }
-        catch (ArgumentException)
-        {
-            return Task.FromResult<string?>(null);
-        }
-
-        options.ClientName = OwnedConnection.ClientName;
-        return OwnedConnection.DiagnoseAsync(options, OwnedConnection.DiagnosisConnectTimeout);
-    }
-
-    /// <summary>
-    /// A refusal the client did not report, found by a fresh connection (<see cref="ConnectFailureDiagnosis"/>,
-    /// which never calls a failed TLS handshake one): named where people look, as a refusal at the first connection is.
-    /// </summary>
-    private void NameDiagnosed(string failureType)
-    {
-        if (!_disposed && Multiplexer is { } multiplexer)
-        {
-            NameConnectFailure(multiplexer, failureType, OwnedConnection.Describe(failureType));
-        }
-    }
-
-    /// <summary>A connection failure the client raised to no handler of MuxWatch's: in <c>/api/targets</c>, the event counter and the log.</summary>
-    private void NameConnectFailure(IConnectionMultiplexer multiplexer, string failureType, string reason)
-    {
-        _outcome.Failed(reason);
-        _events.Count("connection-failed", multiplexer.GetEndPoints() is [var first, ..] ? first : null, failureType);
-        LogConnectFailed(_logger, Name, reason);
-    }
-
     private void Attach(IConnectionMultiplexer multiplexer)
     {
         _events.Attach(multiplexer);
-
-        // A first connection that failed (a refused password above all) raised its event before these
-        // handlers existed: name it where people look, in /api/targets, the event counter and the log.
-        if (OwnedConnection.ConnectFailure(multiplexer) is { } failureType)
-        {
-            _diagnosis.Reported(failureType);
-            // The client calls a refused certificate an AuthenticationFailure too: the check says which it was.
-            NameConnectFailure(multiplexer, failureType, _registration.Tls?.TakeNewFailure() ?? OwnedConnection.Describe(failureType));
-        }
+        _failures.FirstConnectionChecked(multiplexer);
     }
 
     /// <summary>
@@ -600,26 +370,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         }
     }
 
-    private static void IncTo(Prometheus.Counter.Child counter, long? value)
-    {
-        if (value is { } total)
-        {
-            counter.IncTo(total);
-        }
-    }
-
-    [LoggerMessage(EventId = 41, Level = LogLevel.Warning, Message = "Multiplexer {Multiplexer} could not connect: {Reason}; the client keeps retrying")]
-    private static partial void LogConnectFailed(ILogger logger, string multiplexer, string reason);
-
-    [LoggerMessage(EventId = 42, Level = LogLevel.Warning,
-        Message = "Multiplexer {Multiplexer} knows {Endpoints} endpoints; only the first {Budget} are probed and polled (MuxWatch:MaxEndpointsPerMultiplexer)")]
-    private static partial void LogOverBudget(ILogger logger, string multiplexer, int endpoints, int budget);
-
     [LoggerMessage(EventId = 43, Level = LogLevel.Information,
         Message = "Node {Endpoint} of multiplexer {Multiplexer} left its cluster (no other node lists it): no longer probed, polled or exported")]
     private static partial void LogLeftCluster(ILogger logger, string endpoint, string multiplexer);
-
-    [LoggerMessage(EventId = 44, Level = LogLevel.Information,
-        Message = "The cluster of multiplexer {Multiplexer} lists {Unknown} node(s) it does not hold: asking it to re-read the cluster")]
-    private static partial void LogReconfiguring(ILogger logger, string multiplexer, int unknown);
 }

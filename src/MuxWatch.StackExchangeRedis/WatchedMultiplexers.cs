@@ -3,6 +3,7 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
 using MuxWatch.Export;
+using MuxWatch.State;
 using MuxWatch.Model;
 using MuxWatch.Sources;
 using StackExchange.Redis;
@@ -40,6 +41,8 @@ internal sealed partial class WatchedMultiplexers : ITargetStatusSource, IAsyncD
     private readonly TimeProvider _time;
     private readonly int _maxEndpoints;
     private readonly ILogger _logger;
+    private readonly ILogger _multiplexerLogger;
+    private readonly ServerTimelines? _timelines;
     private readonly ConcurrentQueue<DiscoveredMultiplexer> _discovered = new();
     private readonly List<(DiscoveredMultiplexer Discovered, DateTimeOffset Seen)> _pending = [];
     private readonly IDisposable? _listening;
@@ -53,7 +56,9 @@ internal sealed partial class WatchedMultiplexers : ITargetStatusSource, IAsyncD
         MuxWatchMetrics metrics,
         TimeProvider time,
         IOptions<MuxWatchOptions> options,
-        ILogger<WatchedMultiplexers> logger)
+        ILogger<WatchedMultiplexers> logger,
+        ILoggerFactory loggers,
+        ServerTimelines? timelines = null)
     {
         var all = registrations.Concat(configured.SelectMany(targets => targets.Registrations())).ToList();
         var duplicate = all.GroupBy(r => r.Name, StringComparer.OrdinalIgnoreCase).FirstOrDefault(g => g.Count() > 1);
@@ -68,6 +73,8 @@ internal sealed partial class WatchedMultiplexers : ITargetStatusSource, IAsyncD
         _time = time;
         _maxEndpoints = options.Value.MaxEndpointsPerMultiplexer;
         _logger = logger;
+        _multiplexerLogger = loggers.CreateLogger(typeof(WatchedMultiplexer).FullName!);
+        _timelines = timelines;
         _all = [.. all.Select(New)];
         if (options.Value.DiscoverMultiplexers)
         {
@@ -171,7 +178,8 @@ internal sealed partial class WatchedMultiplexers : ITargetStatusSource, IAsyncD
         }
     }
 
-    private WatchedMultiplexer New(MultiplexerRegistration registration) => new(registration, _services, _metrics, _time, _maxEndpoints);
+    private WatchedMultiplexer New(MultiplexerRegistration registration) =>
+        new(registration, _services, _metrics, _timelines, _time, _multiplexerLogger, _maxEndpoints);
 
     /// <summary>A multiplexer named with <c>AddMultiplexer</c> that is the same instance as the discovered <paramref name="watched"/>.</summary>
     private static WatchedMultiplexer? NamedTwin(WatchedMultiplexer[] all, WatchedMultiplexer watched) =>

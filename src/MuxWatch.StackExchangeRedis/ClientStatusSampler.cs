@@ -1,0 +1,53 @@
+using MuxWatch.Export;
+using StackExchange.Redis;
+
+namespace MuxWatch.StackExchangeRedis;
+
+/// <summary>
+/// Reads one multiplexer's status text (<c>GetStatus()</c>) for what only it carries: the heartbeat's age and
+/// the client's own timeout totals by mode. Only the probe loop's thread calls it.
+/// </summary>
+internal sealed class ClientStatusSampler(string multiplexer, MuxWatchMetrics metrics)
+{
+    /// <summary>The status text's buffer, reused each read.</summary>
+    private readonly System.Text.StringBuilder _text = new();
+    private DateTimeOffset _lastRead = DateTimeOffset.MinValue;
+
+    /// <summary>
+    /// Reads the status when due. It is the dearest read of a cycle (the client formats every server's summary
+    /// into it), and what it alone carries needs no finer grain than the PINGs': it is read at their cadence
+    /// (<paramref name="pingInterval"/>; every cycle when PING is off).
+    /// </summary>
+    public void SampleIfDue(IConnectionMultiplexer connection, DateTimeOffset now, TimeSpan? pingInterval)
+    {
+        if (pingInterval is { } interval && now - _lastRead < interval * 0.9)
+        {
+            return;
+        }
+
+        _lastRead = now;
+        _text.Clear();
+        using (var writer = new StringWriter(_text, System.Globalization.CultureInfo.InvariantCulture))
+        {
+            connection.GetStatus(writer);
+        }
+
+        var status = StatusTextReader.Read(_text);
+        if (status.HeartbeatAgeSeconds is { } age)
+        {
+            metrics.HeartbeatAge.WithLabels(multiplexer).Set(age);
+        }
+
+        IncTo(metrics.ClientTimeouts.WithLabels(multiplexer, "sync"), status.SyncTimeouts);
+        IncTo(metrics.ClientTimeouts.WithLabels(multiplexer, "async"), status.AsyncTimeouts);
+        IncTo(metrics.ClientTimeouts.WithLabels(multiplexer, "fire-and-forget"), status.FireAndForgetTimeouts);
+    }
+
+    private static void IncTo(Prometheus.Counter.Child counter, long? value)
+    {
+        if (value is { } total)
+        {
+            counter.IncTo(total);
+        }
+    }
+}

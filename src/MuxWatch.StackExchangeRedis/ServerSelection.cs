@@ -1,0 +1,125 @@
+using Microsoft.Extensions.Logging;
+using MuxWatch.Export;
+using MuxWatch.State;
+using StackExchange.Redis;
+
+namespace MuxWatch.StackExchangeRedis;
+
+/// <summary>
+/// Which of one multiplexer's servers MuxWatch probes and polls: the multiplexer's, up to
+/// <c>MuxWatch:MaxEndpointsPerMultiplexer</c> in the client's order, less the nodes that left their cluster.
+/// A cluster's node list comes from its servers, so one advertising a thousand nodes must not cost
+/// thousands of series: the overflow is exported and logged once.
+/// </summary>
+internal sealed partial class ServerSelection(
+    string multiplexer, bool owned, int maxEndpoints, MuxWatchMetrics metrics, ServerTimelines? timelines, TimeProvider time, ILogger logger)
+{
+    /// <summary>How often a multiplexer MuxWatch made is at most asked to re-read its cluster, when a node it does not hold is listed.</summary>
+    internal static readonly TimeSpan ReconfigureEvery = TimeSpan.FromSeconds(30);
+
+    private readonly Lock _gate = new();
+    private Task? _reconfiguring;
+    private DateTimeOffset _lastReconfigure = DateTimeOffset.MinValue;
+    private int _overBudget;
+
+    /// <summary>The servers to probe and poll now; <paramref name="left"/>: the endpoints first seen gone from their cluster.</summary>
+    public IServer[] Select(IConnectionMultiplexer connection, out IReadOnlyCollection<string> left)
+    {
+        var all = InCluster(connection, out left);
+        var over = all.Length - maxEndpoints;
+        if (over <= 0)
+        {
+            if (Interlocked.Exchange(ref _overBudget, 0) != 0)
+            {
+                metrics.EndpointsOverBudget.WithLabels(multiplexer).Set(0);
+            }
+
+            return all;
+        }
+
+        metrics.EndpointsOverBudget.WithLabels(multiplexer).Set(over);
+        if (Interlocked.Exchange(ref _overBudget, 1) == 0)
+        {
+            LogOverBudget(logger, multiplexer, all.Length, maxEndpoints);
+        }
+
+        return all[..maxEndpoints];
+    }
+
+    /// <summary>
+    /// The multiplexer's servers but those that left their cluster (<see cref="ServerTimelines.FollowCluster"/>):
+    /// the client never forgets a server, so a node removed from the cluster would otherwise stay probed and
+    /// exported for ever. A node the cluster added that the client does not hold yet: a multiplexer MuxWatch
+    /// made is asked to re-read the cluster (at most every <see cref="ReconfigureEvery"/>); an app's is never
+    /// reconfigured, and shows it once the client does.
+    /// </summary>
+    private IServer[] InCluster(IConnectionMultiplexer connection, out IReadOnlyCollection<string> left)
+    {
+        left = [];
+        var all = connection.GetServers();
+        if (timelines is null || !AnyClusterNode(all))
+        {
+            return all; // nothing to follow: the common case costs no allocation
+        }
+
+        var endpoints = new string[all.Length];
+        for (var i = 0; i < all.Length; i++)
+        {
+            endpoints[i] = EndpointText.Of(all[i].EndPoint);
+        }
+
+        var membership = timelines.FollowCluster(endpoints);
+        if (membership.Unknown.Count > 0 && owned)
+        {
+            ReconfigureOwned(connection, membership.Unknown.Count);
+        }
+
+        if (membership.Left.Count == 0)
+        {
+            return all;
+        }
+
+        left = membership.Left;
+        return [.. all.Where((_, i) => !membership.Left.Contains(endpoints[i]))];
+    }
+
+    private static bool AnyClusterNode(IServer[] servers)
+    {
+        foreach (var server in servers)
+        {
+            if (server.ServerType == ServerType.Cluster)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private void ReconfigureOwned(IConnectionMultiplexer connection, int unknown)
+    {
+        var now = time.GetUtcNow();
+        lock (_gate)
+        {
+            if (_reconfiguring is { IsCompleted: false } || now - _lastReconfigure < ReconfigureEvery)
+            {
+                return;
+            }
+
+            _lastReconfigure = now;
+            LogReconfiguring(logger, multiplexer, unknown);
+
+            // Off the loop, and observed: the client re-reads CLUSTER NODES and connects to the new nodes.
+            _reconfiguring = connection.ConfigureAsync();
+            FireAndForget.Observe(_reconfiguring);
+        }
+    }
+
+    [LoggerMessage(EventId = 42, Level = LogLevel.Warning,
+        Message = "Multiplexer {Multiplexer} knows {Endpoints} endpoints; only the first {Budget} are probed and polled (MuxWatch:MaxEndpointsPerMultiplexer)")]
+    private static partial void LogOverBudget(ILogger logger, string multiplexer, int endpoints, int budget);
+
+    [LoggerMessage(EventId = 44, Level = LogLevel.Information,
+        Message = "The cluster of multiplexer {Multiplexer} lists {Unknown} node(s) it does not hold: asking it to re-read the cluster")]
+    private static partial void LogReconfiguring(ILogger logger, string multiplexer, int unknown);
+}

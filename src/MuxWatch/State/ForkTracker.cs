@@ -1,0 +1,86 @@
+using MuxWatch.Export;
+using MuxWatch.Model;
+
+namespace MuxWatch.State;
+
+/// <summary>
+/// One endpoint's forks across polls: each <c>LATENCY HISTORY fork</c> sample on the timeline as a <c>fork</c>
+/// interval; without one, a fork the counters show (<c>total_forks</c>, or before 6.2 a new <c>latest_fork_usec</c>)
+/// placed between the two polls; the forks counted.
+/// </summary>
+internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metrics)
+{
+    private long? _totalForks;
+    private long? _latestForkUsec;
+
+    /// <summary>The newest fork sample already on the timeline; the poller reads <c>LATENCY HISTORY fork</c> only past it.</summary>
+    public DateTimeOffset? LastSample { get; private set; }
+
+    /// <summary>The server restarted: its counters start again from zero, and its samples with them.</summary>
+    public void ServerRestarted()
+    {
+        _totalForks = 0;
+        _latestForkUsec = null;
+        LastSample = null;
+    }
+
+    /// <summary>New samples become fork events (<paramref name="toClient"/>: a server time on the client's clock). Returns true when there was one.</summary>
+    public bool ApplyHistory(IReadOnlyList<LatencySample> history, DateTimeOffset now, Func<DateTimeOffset, DateTimeOffset> toClient)
+    {
+        var any = false;
+        foreach (var sample in history.OrderBy(s => s.Time))
+        {
+            if (LastSample is { } last && sample.Time <= last)
+            {
+                continue;
+            }
+
+            // Logged in whole seconds once the fork returned: it ran within [t - ms, t + 1 s].
+            var logged = toClient(sample.Time);
+            var end = ServerStateTracker.Shift(logged, ServerStateTracker.SecondResolution);
+            var start = ServerStateTracker.Shift(logged, -TimeSpan.FromMilliseconds(Math.Clamp(sample.Ms, 0, ServerStateTracker.Plausible.TotalMilliseconds)));
+            timeline.Add(new ServerEvent(ServerEventKind.Fork, start, end) { DurationMs = sample.Ms }, now);
+            LastSample = sample.Time;
+            any = true;
+        }
+
+        return any;
+    }
+
+    /// <summary>
+    /// <c>total_forks</c> counts every fork; without a latency sample for it (<paramref name="seenByLatencyMonitor"/>),
+    /// the fork is placed between the two polls, from <paramref name="earliest"/> to <paramref name="finished"/>.
+    /// </summary>
+    public void ApplyCounters(long? totalForks, long? latestForkUsec, DateTimeOffset earliest, DateTimeOffset finished, bool seenByLatencyMonitor)
+    {
+        var forked = false;
+        if (totalForks is { } total)
+        {
+            if (_totalForks is { } before && total > before)
+            {
+                metrics.ServerForks.WithLabels(timeline.Endpoint).Inc((double)total - before); // as a double: a hostile count must not wrap
+                forked = true;
+            }
+            else
+            {
+                metrics.ServerForks.WithLabels(timeline.Endpoint).Inc(0); // the series exists from the first poll
+            }
+
+            _totalForks = total;
+        }
+        else if (latestForkUsec is { } usec && _latestForkUsec is { } previousUsec && usec != previousUsec)
+        {
+            forked = true; // before 6.2: a new latest_fork_usec is the only trace of a fork
+        }
+
+        _latestForkUsec = latestForkUsec;
+        if (forked && !seenByLatencyMonitor)
+        {
+            timeline.Add(new ServerEvent(ServerEventKind.Fork, earliest, finished)
+            {
+                BetweenPolls = true,
+                DurationMs = latestForkUsec / 1000.0,
+            }, finished);
+        }
+    }
+}

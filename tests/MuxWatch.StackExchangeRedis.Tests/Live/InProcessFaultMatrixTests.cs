@@ -5,7 +5,7 @@ using MuxWatch.Testing;
 using Prometheus;
 using Xunit.Abstractions;
 
-namespace MuxWatch.Tests.Live;
+namespace MuxWatch.StackExchangeRedis.Tests.Live;
 
 /// <summary>
 /// The probe's fault matrix (<see cref="FaultMatrix"/>) in an app watching a faulty endpoint next to a

@@ -5,7 +5,7 @@ using MuxWatch.Hosting;
 using MuxWatch.Testing;
 using StackExchange.Redis;
 
-namespace MuxWatch.Tests.Live;
+namespace MuxWatch.StackExchangeRedis.Tests.Live;
 
 /// <summary>
 /// How many connections the server poller opens, counted by the real server's <c>CLIENT LIST</c>: one

@@ -2,7 +2,7 @@ using System.Net;
 using System.Text.Json;
 using MuxWatch.Testing;
 
-namespace MuxWatch.Service.Tests;
+namespace MuxWatch.AspNetCore.Tests;
 
 /// <summary>
 /// An ASP.NET Core app that adds MuxWatch in-process and maps its endpoints: a timeout thrown anywhere

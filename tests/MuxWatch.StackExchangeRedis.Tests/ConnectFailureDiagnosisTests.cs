@@ -1,6 +1,6 @@
 using MuxWatch.StackExchangeRedis;
 
-namespace MuxWatch.Tests;
+namespace MuxWatch.StackExchangeRedis.Tests;
 
 /// <summary>
 /// When MuxWatch looks for the reason a connection of its own stays down (<see cref="ConnectFailureDiagnosis"/>):

@@ -7,7 +7,7 @@ using MuxWatch.Testing;
 using Prometheus;
 using StackExchange.Redis;
 
-namespace MuxWatch.Tests.Live;
+namespace MuxWatch.StackExchangeRedis.Tests.Live;
 
 /// <summary>
 /// Pub/sub lag on a real Redis Cluster (three primaries, three replicas): the client routes MuxWatch's

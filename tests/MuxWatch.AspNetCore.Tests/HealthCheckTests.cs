@@ -5,7 +5,7 @@ using Microsoft.Extensions.Time.Testing;
 using MuxWatch.Testing;
 using StackExchange.Redis;
 
-namespace MuxWatch.Service.Tests;
+namespace MuxWatch.AspNetCore.Tests;
 
 /// <summary>
 /// <c>AddHealthChecks().AddMuxWatch(...)</c> in an ASP.NET Core app, read through <c>MapHealthChecks</c> as a

@@ -5,7 +5,7 @@ using MuxWatch.Testing;
 using Prometheus;
 using StackExchange.Redis;
 
-namespace MuxWatch.Tests.Live;
+namespace MuxWatch.StackExchangeRedis.Tests.Live;
 
 /// <summary>
 /// MuxWatch in-process watching the app's own multiplexer against a real <c>redis-server</c>: the gauges

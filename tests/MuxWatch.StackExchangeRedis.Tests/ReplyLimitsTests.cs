@@ -1,6 +1,6 @@
 using MuxWatch.StackExchangeRedis;
 
-namespace MuxWatch.Tests;
+namespace MuxWatch.StackExchangeRedis.Tests;
 
 /// <summary>What is kept of one INFO reply that passed its size check (issue 26, #5): fields, names and values bounded.</summary>
 public sealed class ReplyLimitsTests

@@ -2,7 +2,7 @@ using MuxWatch.StackExchangeRedis;
 using MuxWatch.Testing;
 using StackExchange.Redis;
 
-namespace MuxWatch.Tests;
+namespace MuxWatch.StackExchangeRedis.Tests;
 
 /// <summary>The GetStatus() figures, read from the texts each client version writes (measured), and pinned against the real package.</summary>
 public sealed class StatusTextReaderTests

@@ -5,7 +5,7 @@ using MuxWatch.Testing;
 using Prometheus;
 using StackExchange.Redis;
 
-namespace MuxWatch.Tests.Live;
+namespace MuxWatch.StackExchangeRedis.Tests.Live;
 
 /// <summary>
 /// An app's own multiplexer on a real Redis Cluster: a node added is polled once the app's client holds it, and a node removed from the cluster (<c>redis-cli --cluster

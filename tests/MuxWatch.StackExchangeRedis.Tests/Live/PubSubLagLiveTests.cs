@@ -6,7 +6,7 @@ using MuxWatch.Testing;
 using Prometheus;
 using StackExchange.Redis;
 
-namespace MuxWatch.Tests.Live;
+namespace MuxWatch.StackExchangeRedis.Tests.Live;
 
 /// <summary>
 /// An app like a user's (its own process, its pool at the default minimum) whose handler-based

@@ -7,7 +7,7 @@ using MuxWatch.StackExchangeRedis;
 using MuxWatch.Testing;
 using StackExchange.Redis;
 
-namespace MuxWatch.Tests.Live;
+namespace MuxWatch.StackExchangeRedis.Tests.Live;
 
 /// <summary>
 /// The fresh connection that finds why a connection MuxWatch made stays down (<see cref="OwnedConnection.DiagnoseAsync"/>),

@@ -18,6 +18,8 @@
 //                                        timeouts) while blocking full collections pause it; output as for stall
 //   MuxWatch.TestApp huge <host:port>    an app that reads a 200 MB value with 20 small GETs and a sync GET behind it on the same
 //                                        connection (200 ms timeouts), the slow log on; output as for stall
+//   MuxWatch.TestApp block <host:port>   an app whose 300 requests block on an async GET (GetAwaiter().GetResult()) on pool threads,
+//                                        on the default pool (500 ms timeouts); output as for stall, with the muxwatch_threadpool_adjustments_total lines
 using System.Reflection;
 using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
@@ -44,13 +46,18 @@ if (args is ["starve", var watchedEndpoint])
 }
 
 ConnectionMultiplexer? stallingApp = null;
-if (args is ["stall" or "gc" or "huge", var stallEndpoint, ..])
+if (args is ["stall" or "gc" or "huge" or "block", var stallEndpoint, ..])
 {
     // The app's own multiplexer, observed as an app registers it; the probe and the server poll at their defaults.
     builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:01";
     if (args is [_, _, "kill"])
     {
         builder.Configuration["MuxWatch:CorrelationSettleTimeout"] = "00:00:05"; // a dead server is never polled again
+    }
+
+    if (args[0] == "block")
+    {
+        builder.Configuration["MuxWatch:RecentTimeoutCapacity"] = "1000"; // every one of the burst's timeouts listed
     }
 
     // 500 ms timeouts; 200 ms behind the huge value, so that its calls time out however fast this machine copies it.
@@ -77,6 +84,7 @@ var exitCode = args switch
     ["stall", var endpoint, .. var rest] => await StallAsync(host.Services, stallingApp!, endpoint, rest is [var variant] ? variant : "sleep", registry),
     ["gc", var endpoint] => await GcPauseAsync(host.Services, stallingApp!, endpoint, registry),
     ["huge", var endpoint] => await HugeValueAsync(host.Services, stallingApp!, endpoint, registry),
+    ["block", var endpoint] => await BlockOnTasksAsync(host.Services, stallingApp!, endpoint, registry),
     _ => 2,
 };
 await host.StopAsync();
@@ -446,8 +454,47 @@ static async Task<int> HugeValueAsync(IServiceProvider services, ConnectionMulti
     return await ReportAsync(services, thrown, registry);
 }
 
-// Every timeout of the app's own calls recorded and settled; printed as JSON lines, then "thrown: N" and the counters.
-static async Task<int> ReportAsync(IServiceProvider services, int thrown, CollectorRegistry registry)
+static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, CollectorRegistry registry)
+{
+    // An app like a user's: a service method that calls an async Redis method and blocks on it
+    // (GetAwaiter().GetResult()) on pool threads, 300 requests in a burst on the default pool (2 cores: minimum 2).
+    // The replies are processed on pool threads, which the blocked calls hold: the pool starves.
+    await app.GetDatabase().StringSetAsync("muxwatch:cart", "value");
+    var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
+    await WaitAsync(() => timelines.Find(endpoint)?.Status().WitnessAnsweredAt is not null);
+
+    var db = app.GetDatabase();
+    var thrown = 0;
+    using var done = new CountdownEvent(300);
+    for (var i = 0; i < 300; i++)
+    {
+        ThreadPool.UnsafeQueueUserWorkItem(_ =>
+        {
+            try
+            {
+#pragma warning disable SER307 // the very mistake this app makes on purpose: sync over async on pool threads
+                _ = db.StringGetAsync("muxwatch:cart").GetAwaiter().GetResult();
+#pragma warning restore SER307
+            }
+            catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
+            {
+                Interlocked.Increment(ref thrown);
+            }
+            finally
+            {
+                done.Signal();
+            }
+        }, null);
+    }
+
+    // Waited on a thread of its own: the pool is the thing starved.
+    await Task.Factory.StartNew(() => done.Wait(TimeSpan.FromMinutes(2)), TaskCreationOptions.LongRunning);
+    return await ReportAsync(services, Volatile.Read(ref thrown), registry, "muxwatch_threadpool_adjustments_total");
+}
+
+// Every timeout of the app's own calls recorded and settled; printed as JSON lines, then "thrown: N" and the counters
+// (muxwatch_timeouts_total, and the families named).
+static async Task<int> ReportAsync(IServiceProvider services, int thrown, CollectorRegistry registry, params string[] families)
 {
     var recent = services.GetRequiredService<RecentTimeouts>();
     bool AllIn() => recent.Newest().Count(t => t.Source == "first-chance" && t.Multiplexer == "app") >= thrown && recent.Newest().All(t => t.Settled);
@@ -460,7 +507,7 @@ static async Task<int> ReportAsync(IServiceProvider services, int thrown, Collec
     Console.WriteLine($"thrown: {thrown}");
     using var stream = new MemoryStream();
     await registry.CollectAndExportAsTextAsync(stream);
-    foreach (var line in System.Text.Encoding.UTF8.GetString(stream.ToArray()).Split('\n').Where(line => line.StartsWith("muxwatch_timeouts_total", StringComparison.Ordinal)))
+    foreach (var line in System.Text.Encoding.UTF8.GetString(stream.ToArray()).Split('\n').Where(line => ((string[])["muxwatch_timeouts_total", .. families]).Any(family => line.StartsWith(family, StringComparison.Ordinal))))
     {
         Console.WriteLine("metrics: " + line);
     }

@@ -21,7 +21,7 @@ public sealed class MuxWatchRegistrationTests
 
         Assert.Same(provider.GetRequiredService<RecentTimeouts>(), provider.GetRequiredService<RecentTimeouts>());
         var hosted = provider.GetServices<IHostedService>().Select(service => service.GetType().Name).Order().ToList();
-        Assert.Equal(["MeterPublication", "ProbeLoop", "TimeoutCaptureService", "WitnessThread"], hosted);
+        Assert.Equal(["MeterPublication", "ProbeLoop", "ThreadPoolEvents", "TimeoutCaptureService", "WitnessThread"], hosted);
         Assert.Equal(1000, provider.GetRequiredService<RecentTimeouts>().Capacity);
     }
 

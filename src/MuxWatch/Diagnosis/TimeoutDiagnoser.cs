@@ -39,6 +39,7 @@ internal static class TimeoutDiagnoser
         new MessageThreadPoolRule(),
         new ExhaustedPoolRule(),
         new SampledThreadPoolRule(),
+        new ThreadPoolAdjustmentRule(),
         new PoolBeforeWaitRule(),
         new ClientDefectRule(),
         new GcPauseRule(),

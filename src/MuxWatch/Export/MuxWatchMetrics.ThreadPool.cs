@@ -18,6 +18,8 @@ public sealed partial class MuxWatchMetrics
 
     internal Counter ThreadPoolCompleted { get; }
 
+    internal Counter ThreadPoolAdjustments { get; }
+
     /// <summary>Sets the thread-pool families from one sample.</summary>
     internal void RecordThreadPool(ThreadPoolSnapshot pool)
     {
@@ -32,6 +34,21 @@ public sealed partial class MuxWatchMetrics
         ThreadPoolCompleted.IncTo(pool.CompletedItems);
     }
 
+    /// <summary>Counts one thread-count change the runtime's pool made, under its reason.</summary>
+    internal void RecordThreadPoolAdjustment(ThreadPoolAdjustmentReason reason) =>
+        ThreadPoolAdjustments.WithLabels(Enum.IsDefined(reason) ? KebabCaseNames<ThreadPoolAdjustmentReason>.Of(reason, "other") : "other").Inc();
+
+    /// <summary>Every reason's series at 0 from the start, as <c>increase()</c> needs (a reason the runtime adds later goes to <c>other</c>).</summary>
+    private static void InitializeAdjustments(Counter adjustments)
+    {
+        foreach (var reason in Enum.GetValues<ThreadPoolAdjustmentReason>())
+        {
+            adjustments.WithLabels(KebabCaseNames<ThreadPoolAdjustmentReason>.Of(reason, "other")).Inc(0);
+        }
+
+        adjustments.WithLabels("other").Inc(0);
+    }
+
     private static (Gauge Busy, Gauge Min, Gauge Max, Gauge Threads, Gauge QueueLength, Counter Completed) CreateThreadPoolFamilies(MetricFactory factory)
     {
         var busy = factory.CreateGauge("muxwatch_threadpool_busy_threads",
@@ -43,5 +60,15 @@ public sealed partial class MuxWatchMetrics
         var queued = factory.CreateGauge("muxwatch_threadpool_queue_length", "Work items queued and not yet started.");
         var completed = factory.CreateCounter("muxwatch_threadpool_completed_items_total", "Work items the pool completed.");
         return (busy, min, max, threads, queued, completed);
+    }
+
+    private static Counter CreateAdjustmentFamily(MetricFactory factory)
+    {
+        var adjustments = factory.CreateCounter("muxwatch_threadpool_adjustments_total",
+            "Thread-count changes the runtime's thread pool made, by its own reason (its ThreadPoolWorkerThreadAdjustmentAdjustment event): "
+            + "cooperative-blocking (pool threads blocked waiting on tasks: sync over async), starvation (queued work made no progress), "
+            + "the hill climbing's warmup, initializing, random-move, climbing-move, change-point, stabilizing, thread-timed-out; other.", ["reason"]);
+        InitializeAdjustments(adjustments);
+        return adjustments;
     }
 }

@@ -91,6 +91,7 @@ public sealed partial class MuxWatchMetrics
             ["multiplexer", "endpoint", "event", "failure_type"]);
 
         (ThreadPoolBusy, ThreadPoolMin, ThreadPoolMax, ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted) = CreateThreadPoolFamilies(factory);
+        ThreadPoolAdjustments = CreateAdjustmentFamily(factory);
 
         ProbeCycle = factory.CreateHistogram("muxwatch_probe_cycle_seconds",
             "How long one probe cycle took (sampling only: PINGs complete on their own).", [],
@@ -118,7 +119,7 @@ public sealed partial class MuxWatchMetrics
             Timeouts, LastTimeoutSentAwaitingResponse, LastTimeoutPendingUnsent, LastTimeoutInboundBytes, LastTimeoutBusyWorkerThreads,
             LastTimeoutTimestamp, Connected, SentAwaitingResponse, PendingUnsent, Operations, Reconnects, Subscriptions, Ping, PingFailures,
             LastProbeSuccess, HeartbeatAge, ClientTimeouts, EndpointsOverBudget, ConnectionEvents, ThreadPoolBusy, ThreadPoolMin, ThreadPoolMax,
-            ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted, ProbeCycle, ProbeFailures, CaptureDropped, ErrorReplies, CorrelationPending,
+            ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted, ThreadPoolAdjustments, ProbeCycle, ProbeFailures, CaptureDropped, ErrorReplies, CorrelationPending,
             ServerBgsaveInProgress, ServerAofRewriteInProgress, ServerModuleForkInProgress, ServerLoading, ServerLatestForkSeconds,
             ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds, ServerCowSizeBytes,
             ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,

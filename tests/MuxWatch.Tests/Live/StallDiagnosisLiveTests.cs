@@ -128,6 +128,25 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
         run.AssertCountedUnder("large-payload", exactly: true, atLeast: 1); // how many time out depends on the machine's load
     }
 
+    [Fact]
+    public async Task Every_timeout_of_an_app_blocking_its_pool_on_tasks_is_starvation_by_the_runtimes_own_word()
+    {
+        // 300 requests block on an async GET (GetAwaiter().GetResult()) on the default pool: the replies need the
+        // threads the blocked calls hold. The runtime adds threads and says why (CooperativeBlocking).
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.TestApp", ["block", _redis.EndPoint]));
+        Assert.True(exitCode == 0, $"the app's timeouts were not all recorded and settled (exit {exitCode}): {error}\n{output}");
+        var run = StallRun.Parse(output);
+
+        Assert.All(run.Timeouts, t =>
+        {
+            Assert.True(t.GetProperty("cause").GetString() == "thread-pool-starvation", t.ToString());
+            Assert.Contains(Lines(t), line => line.StartsWith("thread-pool-starvation: the runtime's thread pool added threads", StringComparison.Ordinal)
+                && line.Contains("blocked waiting on tasks", StringComparison.Ordinal));
+        });
+        run.AssertCountedUnder("thread-pool-starvation", exactly: true, atLeast: 1);
+        Assert.True(run.Metrics.Value("muxwatch_threadpool_adjustments_total", ("reason", "cooperative-blocking")) > 0, run.Metrics.Text);
+    }
+
     private static List<string> Lines(JsonElement timeout) => [.. timeout.GetProperty("evidence").EnumerateArray().Select(e => e.GetString()!)];
 
     private async Task<string> SlowLogAsync() => (await _redis.CommandAsync("SLOWLOG", "GET", "10")).Trim();

@@ -113,6 +113,13 @@ public sealed class MuxWatchOptions
     public TimeSpan WitnessQuietInterval { get; set; } = TimeSpan.FromSeconds(2);
 
     /// <summary>
+    /// Hears the runtime's thread-pool events in-process (default on): its thread-count changes and their reasons
+    /// (<c>muxwatch_threadpool_adjustments_total</c>), which the diagnosis reads as the pool's own account of
+    /// starvation (threads blocked on tasks). An <c>EventListener</c> on the Threading keyword; false listens to nothing.
+    /// </summary>
+    public bool ThreadPoolEvents { get; set; } = true;
+
+    /// <summary>
     /// Publishes every family through the <see cref="System.Diagnostics.Metrics.Meter"/> named <c>MuxWatch</c> too
     /// (default on), created through the app's <c>IMeterFactory</c> as ASP.NET Core, <c>HttpClient</c> and the
     /// runtime create theirs: OpenTelemetry's <c>AddMeter("MuxWatch")</c> and <c>dotnet-counters monitor --counters

@@ -1,17 +1,23 @@
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
+using MuxWatch.Configuration;
 using MuxWatch.Export;
 using MuxWatch.State;
 
 namespace MuxWatch.Sources;
 
-/// <summary>Listens to the runtime's thread-pool events while the host runs (<see cref="ThreadPoolEventListener"/>).</summary>
-internal sealed class ThreadPoolEvents(ThreadPoolAdjustments adjustments, MuxWatchMetrics metrics, TimeProvider time) : IHostedService, IDisposable
+/// <summary>Listens to the runtime's thread-pool events while the host runs (<see cref="ThreadPoolEventListener"/>), unless <c>MuxWatch:ThreadPoolEvents</c> is off.</summary>
+internal sealed class ThreadPoolEvents(ThreadPoolAdjustments adjustments, MuxWatchMetrics metrics, TimeProvider time, IOptions<MuxWatchOptions> options) : IHostedService, IDisposable
 {
     private ThreadPoolEventListener? _listener;
 
     public Task StartAsync(CancellationToken cancellationToken)
     {
-        _listener ??= new ThreadPoolEventListener(adjustments, metrics, time);
+        if (options.Value.ThreadPoolEvents)
+        {
+            _listener ??= new ThreadPoolEventListener(adjustments, metrics, time);
+        }
+
         return Task.CompletedTask;
     }
 

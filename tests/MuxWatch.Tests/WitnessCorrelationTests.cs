@@ -181,28 +181,6 @@ public sealed class WitnessCorrelationTests
     }
 
     [Fact]
-    public void The_runtimes_own_word_that_threads_blocked_on_tasks_is_starvation_and_makes_a_dropped_connection_its_consequence()
-    {
-        var blocked = new RuntimeOverWait(500, 0, 200, 0, 2) { BlockedThreadAdjustments = 5 };
-
-        var timeout = Diagnose(Unanswered, blocked);
-        var dropped = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read("ConnectionDisposed on Interactive#1@127.0.0.1:34839 (Idle)"), runtime: blocked);
-        var refused = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read("It was not possible to connect to the redis server(s). AuthenticationFailure on 127.0.0.1:6379/Interactive"), runtime: blocked);
-
-        Assert.Equal(TimeoutCause.ThreadPoolStarvation, timeout.Cause);
-        Assert.Contains(timeout.EvidenceLines, line => line.StartsWith("thread-pool-starvation: the runtime's thread pool added threads 5 time(s) around the wait because pool threads were blocked waiting on tasks", StringComparison.Ordinal));
-        Assert.Equal(TimeoutCause.ThreadPoolStarvation, dropped.Cause);
-        Assert.Contains(dropped.EvidenceLines, line => line.EndsWith("the connection the client dropped meanwhile is its consequence (3.x gives up on a connection whose replies go unread)", StringComparison.Ordinal));
-        Assert.Equal(TimeoutCause.ConnectionLoss, refused.Cause); // a refused password outranks everything
-    }
-
-    [Fact]
-    public void Without_the_runtimes_word_nothing_changes()
-    {
-        Assert.Equal(Diagnose(Unanswered).EvidenceLines, Diagnose(Unanswered, new RuntimeOverWait(500, 0, 200, 0, 2)).EvidenceLines);
-    }
-
-    [Fact]
     public void A_short_gc_pause_only_contributes()
     {
         var diagnosis = Diagnose(Unanswered, new RuntimeOverWait(800, 100, 50, 0, 2));

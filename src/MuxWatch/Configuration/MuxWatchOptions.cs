@@ -114,8 +114,8 @@ public sealed class MuxWatchOptions
 
     /// <summary>
     /// Hears the runtime's thread-pool events in-process (default on): its thread-count changes and their reasons
-    /// (<c>muxwatch_threadpool_adjustments_total</c>), which the diagnosis reads as the pool's own account of
-    /// starvation (threads blocked on tasks). An <c>EventListener</c> on the Threading keyword; false listens to nothing.
+    /// (<c>muxwatch_threadpool_adjustments_total</c>; <c>cooperative-blocking</c> is the pool's own account of threads
+    /// blocked on tasks). An <c>EventListener</c> on the Threading keyword; false listens to nothing.
     /// </summary>
     public bool ThreadPoolEvents { get; set; } = true;
 

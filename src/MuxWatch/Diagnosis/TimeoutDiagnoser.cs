@@ -39,7 +39,6 @@ internal static class TimeoutDiagnoser
         new MessageThreadPoolRule(),
         new ExhaustedPoolRule(),
         new SampledThreadPoolRule(),
-        new ThreadPoolAdjustmentRule(),
         new PoolBeforeWaitRule(),
         new ClientDefectRule(),
         new GcPauseRule(),

@@ -60,7 +60,6 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<ThreadPoolHistory>();
         services.AddSingleton<ITimeoutStep, ThreadPoolBeforeWaitStep>();
         services.AddSingleton<RuntimeHistory>();
-        services.AddSingleton<ThreadPoolAdjustments>();
         services.AddHostedService<ThreadPoolEvents>();
         services.AddSingleton<ITimeoutStep, RuntimeOverWaitStep>();
         services.AddSingleton<ITimeoutStep, MessageRulesStep>();

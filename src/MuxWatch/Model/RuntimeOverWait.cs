@@ -21,15 +21,6 @@ internal sealed record RuntimeOverWait(double WaitMs, double GcPauseMs, double C
     /// </summary>
     public double GcPauseBeforeMs { get; init; }
 
-    /// <summary>
-    /// Thread-count changes the runtime's pool made around the wait because pool threads were blocked waiting on
-    /// tasks (its reason <c>CooperativeBlocking</c>: sync over async).
-    /// </summary>
-    public int BlockedThreadAdjustments { get; init; }
-
-    /// <summary>Thread-count changes the runtime's pool made around the wait because queued work made no progress (its reason <c>Starvation</c>).</summary>
-    public int StarvedThreadAdjustments { get; init; }
-
     /// <summary>The share of the wait spent in GC pauses, 0 to 1.</summary>
     public double GcPauseShare => WaitMs <= 0 ? 0 : Math.Min(1, GcPauseMs / WaitMs);
 

@@ -1,7 +1,6 @@
 using System.Diagnostics.Tracing;
 using MuxWatch.Export;
 using MuxWatch.Model;
-using MuxWatch.State;
 
 namespace MuxWatch.Sources;
 
@@ -27,8 +26,7 @@ internal sealed class ThreadPoolEventListener : EventListener
     // constructor's body runs, and an event may arrive then.
     private volatile Sink? _sink;
 
-    public ThreadPoolEventListener(ThreadPoolAdjustments adjustments, MuxWatchMetrics metrics, TimeProvider time) =>
-        _sink = new Sink(adjustments, metrics, time);
+    public ThreadPoolEventListener(MuxWatchMetrics metrics) => _sink = new Sink(metrics);
 
     protected override void OnEventSourceCreated(EventSource eventSource)
     {
@@ -56,12 +54,8 @@ internal sealed class ThreadPoolEventListener : EventListener
         sink.Adjusted((ThreadPoolAdjustmentReason)reason);
     }
 
-    private sealed class Sink(ThreadPoolAdjustments adjustments, MuxWatchMetrics metrics, TimeProvider time)
+    private sealed class Sink(MuxWatchMetrics metrics)
     {
-        public void Adjusted(ThreadPoolAdjustmentReason reason)
-        {
-            adjustments.Note(time.GetUtcNow(), reason);
-            metrics.RecordThreadPoolAdjustment(reason);
-        }
+        public void Adjusted(ThreadPoolAdjustmentReason reason) => metrics.RecordThreadPoolAdjustment(reason);
     }
 }

@@ -99,7 +99,7 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         return group;
     }
 
-    private static IResult ListEvents(ServerTimelines timelines, string? endpoint, int? limit)
+    private static IResult ListEvents(ServerTimelines timelines, TimeProvider time, string? endpoint, int? limit)
     {
         var take = Math.Clamp(limit ?? 1000, 0, ServerTimeline.MaxEvents);
         var selected = endpoint is null ? timelines.All : timelines.Find(endpoint) is { } one ? [one] : [];
@@ -108,7 +108,11 @@ public static class MuxWatchEndpointRouteBuilderExtensions
             return Problems.Result(StatusCodes.Status404NotFound, $"no polled endpoint is named '{endpoint}'; GET /events without a query lists them all");
         }
 
-        var answer = new EventsAnswer([.. selected.Select(t => new EndpointEvents(t.Endpoint, t.CompleteThrough, t.Status(), t.Events(take)))]);
+        var now = time.GetUtcNow();
+        var answer = new EventsAnswer([.. selected.Select(t => new EndpointEvents(t.Endpoint, t.CompleteThrough, t.Status(), t.Events(take))
+        {
+            SlowCommands = t.SlowestCommands(now),
+        })]);
         return Results.Json(answer, MuxWatchJson.TypeInfo<EventsAnswer>());
     }
 

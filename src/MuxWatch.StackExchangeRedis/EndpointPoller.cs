@@ -19,7 +19,7 @@ namespace MuxWatch.StackExchangeRedis;
 /// checked (<see cref="ReplyLimits"/>), all within the one poll timeout. A command the endpoint refuses (an ACL without it, a renamed command) is reported and the
 /// others still count; a timeout or a lost connection fails the poll as a whole.
 /// </remarks>
-internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline timeline, MuxWatchMetrics metrics, TimeProvider time)
+internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline timeline, MuxWatchMetrics metrics, TimeProvider time, SlowlogSenders? senders = null)
 {
     /// <summary>Slow-log entries read per poll; the count of new entries stays exact beyond it (by id).</summary>
     internal const int SlowlogBatch = ServerStateTracker.MaxSlowlogEntriesPerPoll;
@@ -204,7 +204,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             }
             // Read raw, entry by entry (SlowlogReply says why): one absurd entry is dropped, not the whole poll.
             var slowlogReply = await Answer(Send(sent, server.ExecuteAsync("SLOWLOG", "GET", SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false);
-            var entries = slowlogReply is null ? null : SlowlogReply.Read(slowlogReply, SlowlogBatch, dropped);
+            var entries = slowlogReply is null ? null : SlowlogReply.Read(slowlogReply, SlowlogBatch, dropped, senders is null ? null : senders.KnownAs);
             refused.AddRange(_seldomRefused);
             var threshold = _threshold;
 

@@ -31,6 +31,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
     private static readonly TimeSpan ConnectRetry = TimeSpan.FromSeconds(10);
 
     private readonly WatchedMultiplexers _multiplexers;
+    private readonly SlowlogSenders _senders;
     private readonly ServerTimelines _timelines;
     private readonly MuxWatchMetrics _metrics;
     private readonly TimeProvider _time;
@@ -48,6 +49,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         ILogger<ServerPollProbe>? logger = null)
     {
         _multiplexers = multiplexers;
+        _senders = new SlowlogSenders(multiplexers);
         _timelines = timelines;
         _metrics = metrics;
         _time = time;
@@ -127,7 +129,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
                         var timeline = _timelines.GetOrAdd(endpoints[i]);
                         timeline.WitnessAt(servers[i].EndPoint, TlsHostOf(multiplexer, servers[i].EndPoint));
                         poller = _pollers.GetOrAdd(endpoints[i], static (_, state) =>
-                            new EndpointPoller(state.Probe._timelines, state.Timeline, state.Probe._metrics, state.Probe._time), (Probe: this, Timeline: timeline));
+                            new EndpointPoller(state.Probe._timelines, state.Timeline, state.Probe._metrics, state.Probe._time, state.Probe._senders), (Probe: this, Timeline: timeline));
                     }
 
                     poller.StartIfDue(now, connection, servers[i].EndPoint, settings, stopping);

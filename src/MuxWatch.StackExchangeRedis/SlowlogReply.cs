@@ -27,8 +27,24 @@ internal static class SlowlogReply
     /// <summary>How many reasons one poll keeps (the count of dropped entries is in each).</summary>
     internal const int MaxReasons = 8;
 
-    /// <summary>The entries of <paramref name="reply"/>, at most <paramref name="limit"/> (more is an oversized reply), those that cannot be believed left out and said in <paramref name="dropped"/>.</summary>
-    public static List<SlowlogEntry> Read(RedisResult reply, int limit, List<string> dropped)
+    /// <summary>The longest client name, client address or argument kept, in characters: a hostile server's megabyte stays a line.</summary>
+    internal const int MaxTextLength = 64;
+
+    /// <summary>What an argument that may carry a secret reads as.</summary>
+    internal const string Redacted = "(redacted)";
+
+    /// <summary>
+    /// Commands whose arguments can carry a password or a key to another server: their first argument is never shown.
+    /// (Redis redacts some of them in its own slow log since 7.0; older servers and forks do not.)
+    /// </summary>
+    private static readonly HashSet<string> SecretCommands = new(StringComparer.OrdinalIgnoreCase) { "AUTH", "HELLO", "MIGRATE", "ACL", "SENTINEL" };
+
+    /// <summary>
+    /// The entries of <paramref name="reply"/>, at most <paramref name="limit"/> (more is an oversized reply), those that cannot
+    /// be believed left out and said in <paramref name="dropped"/>; <paramref name="knownAs"/> names a sender by its client name
+    /// when it is a connection MuxWatch knows.
+    /// </summary>
+    public static List<SlowlogEntry> Read(RedisResult reply, int limit, List<string> dropped, Func<string?, string?>? knownAs = null)
     {
         RedisResult[] items;
         try
@@ -49,7 +65,7 @@ internal static class SlowlogReply
         var entries = new List<SlowlogEntry>(items.Length);
         foreach (var item in items)
         {
-            if (Entry(item, dropped) is { } entry)
+            if (Entry(item, dropped, knownAs) is { } entry)
             {
                 entries.Add(entry);
             }
@@ -58,10 +74,11 @@ internal static class SlowlogReply
         return entries;
     }
 
-    private static SlowlogEntry? Entry(RedisResult item, List<string> dropped)
+    private static SlowlogEntry? Entry(RedisResult item, List<string> dropped, Func<string?, string?>? knownAs)
     {
         long id, timestamp, duration;
         RedisResult[] arguments;
+        string? address = null, clientName = null;
         try
         {
             var parts = (RedisResult[]?)item;
@@ -75,6 +92,11 @@ internal static class SlowlogReply
             timestamp = (long)parts[1];
             duration = (long)parts[2];
             arguments = (RedisResult[]?)parts[3] ?? [];
+            if (parts.Length >= 6)
+            {
+                // Redis 4.0 and later: who sent it (its address, and its name when it set one).
+                (address, clientName) = Client(parts[4], parts[5]);
+            }
         }
         catch (Exception ex) when (ex is InvalidCastException or FormatException or OverflowException)
         {
@@ -100,7 +122,75 @@ internal static class SlowlogReply
             return null;
         }
 
-        return new SlowlogEntry(id, DateTimeOffset.FromUnixTimeSeconds(timestamp), TimeSpan.FromTicks(duration * 10), CommandName(arguments));
+        var command = CommandName(arguments);
+        return new SlowlogEntry(id, DateTimeOffset.FromUnixTimeSeconds(timestamp), TimeSpan.FromTicks(duration * 10), command)
+        {
+            Argument = FirstArgument(command, arguments),
+            ClientAddress = address,
+            ClientName = clientName,
+            SentBy = knownAs?.Invoke(clientName),
+        };
+    }
+
+    /// <summary>The sender's address and name; neither when the server sent something else than text there (the rest of the entry stands).</summary>
+    private static (string? Address, string? Name) Client(RedisResult address, RedisResult name)
+    {
+        try
+        {
+            return (Text((string?)address), Text((string?)name));
+        }
+        catch (InvalidCastException)
+        {
+            return (null, null);
+        }
+    }
+
+    /// <summary>
+    /// The first argument only (a key, a subcommand, a pattern), never the rest: redacted for commands that carry
+    /// secrets, bounded, and readable (control characters replaced). Null when the command had none.
+    /// </summary>
+    private static string? FirstArgument(string command, RedisResult[] arguments)
+    {
+        if (arguments.Length < 2)
+        {
+            return null;
+        }
+
+        if (SecretCommands.Contains(command))
+        {
+            return Redacted;
+        }
+
+        try
+        {
+            return Text((string?)arguments[1]);
+        }
+        catch (InvalidCastException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>
+    /// A server's text as one bounded, readable line: control and formatting characters (newlines, bidirectional
+    /// overrides) become '?', and more than <see cref="MaxTextLength"/> characters end in '…'. Null when empty.
+    /// </summary>
+    internal static string? Text(string? value)
+    {
+        if (string.IsNullOrEmpty(value))
+        {
+            return null;
+        }
+
+        var length = Math.Min(value.Length, MaxTextLength);
+        var text = new System.Text.StringBuilder(length + 1);
+        for (var i = 0; i < length; i++)
+        {
+            var c = value[i];
+            text.Append(char.IsControl(c) || char.IsSurrogate(c) || CharUnicodeInfo.GetUnicodeCategory(c) == UnicodeCategory.Format ? '?' : c);
+        }
+
+        return value.Length > MaxTextLength ? text.Append('…').ToString() : text.ToString();
     }
 
     private static void Drop(List<string> dropped, string reason)

@@ -275,11 +275,15 @@ public sealed class ServerPollingTests : IAsyncLifetime
         var timeout = await SettledProbeTimeoutAsync(sidecar, "blocked");
         Assert.Equal("slow-command", timeout.GetProperty("cause").GetString());
         Assert.DoesNotContain("server-stall", timeout.GetProperty("causes").EnumerateArray().Select(c => c.GetString()));
-        Assert.Contains(timeout.GetProperty("evidence").EnumerateArray(), e => e.GetString()!.StartsWith("slow-command: DEBUG ran 2", StringComparison.Ordinal));
+        Assert.Contains(timeout.GetProperty("evidence").EnumerateArray(), e => e.GetString()!.StartsWith("slow-command: DEBUG SLEEP ran 2", StringComparison.Ordinal));
         Assert.True(await GaugeAsync(sidecar, "muxwatch_server_slowest_recent_command_seconds", redis.EndPoint) >= 2);
         var slow = (await EventsAsync(sidecar, redis.EndPoint)).Where(e => e.GetProperty("kind").GetString() == "slow-command").ToList();
-        Assert.Contains(slow, e => e.GetProperty("command").GetString() == "DEBUG" && e.GetProperty("durationMs").GetDouble() >= 2000);
-        Assert.DoesNotContain("SLEEP", JsonSerializer.Serialize(slow), StringComparison.Ordinal); // the command name only, never an argument
+        var sleep = Assert.Single(slow, e => e.GetProperty("command").GetString() == "DEBUG" && e.GetProperty("durationMs").GetDouble() >= 2000);
+        // The command and its first argument only: never the rest (the seconds slept, here).
+        Assert.Equal("SLEEP", sleep.GetProperty("argument").GetString());
+        Assert.DoesNotContain("SLEEP 2", JsonSerializer.Serialize(slow), StringComparison.Ordinal);
+        Assert.Equal(JsonValueKind.Null, sleep.GetProperty("clientName").ValueKind); // redis-cli names no connection
+        Assert.StartsWith("127.0.0.1:", sleep.GetProperty("clientAddress").GetString(), StringComparison.Ordinal);
     }
 
     [Fact]

@@ -37,7 +37,7 @@ public sealed class SidecarStallLiveTests : IAsyncLifetime
             await _redis.CommandAsync("BGSAVE");
         }
 
-        await _redis.CommandAsync("DEBUG", "SLEEP", "5");
+        await _redis.CommandAsClientAsync("nightly-export", "DEBUG", "SLEEP", "5"); // a second, named client: the culprit to name
         var stallEnded = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() / 1000.0;
         await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_last_probe_success_timestamp_seconds", mux) > stallEnded + 0.5,
             "the probe answered again after the stall (3.x re-made its connection)", TimeSpan.FromSeconds(30));
@@ -57,6 +57,10 @@ public sealed class SidecarStallLiveTests : IAsyncLifetime
             Assert.Equal(_redis.EndPoint, t.GetProperty("endpoint").GetString());
             Assert.True(t.GetProperty("cause").GetString() == "slow-command", t.ToString());
             Assert.Equal("probe", t.GetProperty("source").GetString());
+            // Who sent it, as the slow log recorded it: the address and the name of the client that blocked the server.
+            var slowCommand = t.GetProperty("evidence").EnumerateArray().Select(e => e.GetString()!).First(e => e.StartsWith("slow-command: ", StringComparison.Ordinal));
+            Assert.StartsWith("slow-command: DEBUG SLEEP ran 5", slowCommand, StringComparison.Ordinal);
+            Assert.True(System.Text.RegularExpressions.Regex.IsMatch(slowCommand, @", sent by 127\.0\.0\.1:\d+ \(nightly-export\)"), slowCommand);
             Assert.All(t.GetProperty("evidence").EnumerateArray().Select(e => e.GetString()!).Where(e => e.StartsWith("persistence: ", StringComparison.Ordinal)),
                 line => Assert.EndsWith("(contributing)", line, StringComparison.Ordinal));
         });
@@ -69,6 +73,17 @@ public sealed class SidecarStallLiveTests : IAsyncLifetime
         // alone says connection-loss, the slow log says why. Every such failure, whatever its form.
         Assert.All(recorded.Where(t => t.GetProperty("causes").EnumerateArray().Any(c => c.GetString() == "connection-loss")), t =>
             Assert.Contains(t.GetProperty("evidence").EnumerateArray(), e => e.GetString()!.StartsWith("why: slow-command outranks connection-loss", StringComparison.Ordinal)));
+
+        // The endpoint's slowest commands of the hour, as /api/events lists them: the sleep, by its client.
+        using (var events = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri($"/api/events?endpoint={_redis.EndPoint}", UriKind.Relative))))
+        {
+            var slowest = events.RootElement.GetProperty("endpoints")[0].GetProperty("slowCommands")[0];
+            Assert.Equal("DEBUG", slowest.GetProperty("command").GetString());
+            Assert.Equal("nightly-export", slowest.GetProperty("clientName").GetString());
+            Assert.Equal("SLEEP", slowest.GetProperty("argument").GetString());
+            Assert.True(slowest.GetProperty("slowestMs").GetDouble() >= 5000, slowest.ToString());
+            Assert.StartsWith("127.0.0.1:", slowest.GetProperty("clientAddress").GetString(), StringComparison.Ordinal);
+        }
 
         var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
         Assert.Equal(recorded.Count, metrics.Value("muxwatch_timeouts_total", mux, ("cause", "slow-command")));

@@ -218,7 +218,8 @@ static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplex
 {
     var duringBgsave = variant is "bgsave" or "quiet-bgsave";
     // The test's own control connection, not watched: it makes the server sleep, as an operator's command would.
-    using var control = await ConnectionMultiplexer.ConnectAsync($"{endpoint},allowAdmin=true,syncTimeout=15000,asyncTimeout=15000");
+    // Named as a batch job names its connection: the slow log records the name with the command it sent.
+    using var control = await ConnectionMultiplexer.ConnectAsync($"{endpoint},allowAdmin=true,syncTimeout=15000,asyncTimeout=15000,name=nightly-export");
     var server = control.GetServer(control.GetEndPoints()[0]);
     var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
     await WaitAsync(() => timelines.Find(endpoint) is { CompleteThrough: not null } timeline && timeline.Status().WitnessAnsweredAt is not null);

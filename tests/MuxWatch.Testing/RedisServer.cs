@@ -114,6 +114,35 @@ public sealed class RedisServer : IAsyncDisposable
         return output.Trim();
     }
 
+    /// <summary>
+    /// Runs one command through <c>redis-cli</c> on a connection named <paramref name="clientName"/> (<c>CLIENT SETNAME</c>
+    /// first, on the same connection), as a named job or an operator's session sends it; returns the command's output.
+    /// </summary>
+    public async Task<string> CommandAsClientAsync(string clientName, params string[] arguments)
+    {
+        var info = new ProcessStartInfo("redis-cli") { RedirectStandardInput = true, RedirectStandardOutput = true, RedirectStandardError = true };
+        if (Password is not null)
+        {
+            info.Environment["REDISCLI_AUTH"] = Password;
+        }
+
+        foreach (var argument in (string[])["-h", "127.0.0.1", "-p", Port.ToString(System.Globalization.CultureInfo.InvariantCulture)])
+        {
+            info.ArgumentList.Add(argument);
+        }
+
+        using var process = Process.Start(info)!;
+        // redis-cli reading commands from its input sends them in order on one connection; each argument quoted.
+        static string Quoted(string argument) => "\"" + argument.Replace("\\", "\\\\", StringComparison.Ordinal).Replace("\"", "\\\"", StringComparison.Ordinal) + "\"";
+        await process.StandardInput.WriteLineAsync($"CLIENT SETNAME {Quoted(clientName)}").ConfigureAwait(false);
+        await process.StandardInput.WriteLineAsync(string.Join(' ', arguments.Select(Quoted))).ConfigureAwait(false);
+        process.StandardInput.Close();
+        var output = await process.StandardOutput.ReadToEndAsync().ConfigureAwait(false);
+        await process.WaitForExitAsync().ConfigureAwait(false);
+        var lines = output.Trim().Split('\n');
+        return string.Join('\n', lines.Skip(1)).Trim(); // the first line is CLIENT SETNAME's OK
+    }
+
     /// <summary>Starts a command without waiting for its answer, for commands that block the server (DEBUG SLEEP).</summary>
     public Task<string> CommandInBackground(params string[] arguments) => Task.Run(() => CommandAsync(arguments));
 

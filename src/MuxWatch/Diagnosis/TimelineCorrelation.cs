@@ -188,8 +188,13 @@ internal static class TimelineCorrelation
             .ToList();
         foreach (var (command, blocked) in slow.Take(MaxSlowCommandLines))
         {
-            var name = command.Command ?? "a command";
-            var logged = $"{name} ran {Ms(command.DurationMs)}, logged {Clock.Of(command.End ?? to)} (slow log #{command.SlowlogId})";
+            var name = (command.Command, command.Argument) switch
+            {
+                (null, _) => "a command",
+                ({ } commandName, { } argument) => $"{commandName} {argument}",
+                ({ } commandName, null) => commandName,
+            };
+            var logged = $"{name} ran {Ms(command.DurationMs)}, logged {Clock.Of(command.End ?? to)} (slow log #{command.SlowlogId}){SenderText(command)}";
             found.Add(command.Command is { } known && SingleValueCommands.Contains(known)
                 ? new Finding(TimeoutCause.LargePayload, blocked, Running: false,
                     $"{logged}: {known} does O(1) work on one value, so its time went into a huge value", order++)
@@ -226,6 +231,23 @@ internal static class TimelineCorrelation
         }
 
         return found;
+    }
+
+    /// <summary>
+    /// Who sent a slow command, as the slow log recorded it (Redis 4.0 and later): ", sent by 10.0.0.7:52110
+    /// (nightly-export)", with the connection MuxWatch knows it as when it knows it; empty when the server
+    /// recorded no client.
+    /// </summary>
+    private static string SenderText(ServerEvent command)
+    {
+        if (command.ClientAddress is null && command.ClientName is null)
+        {
+            return string.Empty;
+        }
+
+        var name = command.ClientName ?? "no client name";
+        var known = command.SentBy is { } sentBy ? $": {sentBy}" : string.Empty;
+        return $", sent by {command.ClientAddress ?? "an unknown address"} ({name}{known})";
     }
 
     /// <summary>

@@ -14,11 +14,23 @@ public sealed record ServerEvent(ServerEventKind Kind, DateTimeOffset Start, Dat
     /// <summary>How long it blocked or ran, in milliseconds: a fork's or a slow command's own figure, a save's length once ended.</summary>
     public double? DurationMs { get; init; }
 
-    /// <summary>For a slow command: the command name only, never its arguments.</summary>
+    /// <summary>For a slow command: the command name (its first argument is <see cref="Argument"/>).</summary>
     public string? Command { get; init; }
 
     /// <summary>For a slow command: its slow-log id.</summary>
     public long? SlowlogId { get; init; }
+
+    /// <summary>For a slow command: its first argument, bounded, and redacted for commands that carry secrets (<see cref="SlowlogEntry.Argument"/>).</summary>
+    public string? Argument { get; init; }
+
+    /// <summary>For a slow command: the address of the client that sent it (<c>ip:port</c>, Redis 4.0 and later).</summary>
+    public string? ClientAddress { get; init; }
+
+    /// <summary>For a slow command: the name of the client that sent it, when it had one.</summary>
+    public string? ClientName { get; init; }
+
+    /// <summary>For a slow command: which connection MuxWatch knows the sender as (a watched multiplexer, MuxWatch's own), when it knows it.</summary>
+    public string? SentBy { get; init; }
 
     /// <summary>For a save or rewrite: <c>ok</c> or <c>err</c>, as the server reported it once ended.</summary>
     public string? Outcome { get; init; }

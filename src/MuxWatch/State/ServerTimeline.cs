@@ -252,6 +252,41 @@ public sealed class ServerTimeline
         }
     }
 
+    /// <summary>The most groups <see cref="SlowestCommands"/> returns: bounded like the recent list, whatever a server logs.</summary>
+    public const int MaxSlowCommandGroups = 20;
+
+    /// <summary>
+    /// The slow commands of the last hour (of the timeline's retention, if shorter) grouped by command name and
+    /// client name, the group with the slowest entry first, at most <see cref="MaxSlowCommandGroups"/>.
+    /// </summary>
+    /// <remarks>Read from the events the timeline keeps anyway: no second copy of the slow log is held.</remarks>
+    public IReadOnlyList<SlowCommandGroup> SlowestCommands(DateTimeOffset now)
+    {
+        List<ServerEvent> slow;
+        lock (_gate)
+        {
+            var from = now - TimeSpan.FromHours(1);
+            slow = [.. _ended.Skip(FirstEndingAtOrAfter(from)).Where(e => e.Kind == ServerEventKind.SlowCommand)];
+        }
+
+        return [.. slow
+            .GroupBy(e => (e.Command ?? "?", e.ClientName))
+            .Select(group =>
+            {
+                var slowest = group.MaxBy(e => e.DurationMs ?? 0)!;
+                return new SlowCommandGroup(group.Key.Item1, group.Key.ClientName, group.Count(), group.Sum(e => e.DurationMs ?? 0),
+                    slowest.DurationMs ?? 0, group.Max(e => e.End ?? e.Start))
+                {
+                    Argument = slowest.Argument,
+                    ClientAddress = slowest.ClientAddress,
+                    SentBy = slowest.SentBy,
+                };
+            })
+            .OrderByDescending(g => g.SlowestMs)
+            .ThenByDescending(g => g.LastLogged)
+            .Take(MaxSlowCommandGroups)];
+    }
+
     /// <summary>A poll read what it may: every event that started before <paramref name="started"/> has been seen.</summary>
     public void PollCompleted(DateTimeOffset started, DateTimeOffset finished)
     {

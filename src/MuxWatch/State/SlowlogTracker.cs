@@ -56,6 +56,10 @@ internal sealed class SlowlogTracker(ServerTimeline timeline, MuxWatchMetrics me
                 DurationMs = entry.Duration.TotalMilliseconds,
                 Command = entry.Command,
                 SlowlogId = entry.Id,
+                Argument = entry.Argument,
+                ClientAddress = entry.ClientAddress,
+                ClientName = entry.ClientName,
+                SentBy = entry.SentBy,
             }, now);
             _recent.Add((end > now ? now : end, entry.Duration.TotalSeconds));
         }

@@ -107,15 +107,100 @@ public sealed class ServerCorrelationLiveTests : IAsyncLifetime
     }
 
     [Fact]
-    public async Task The_apps_timeout_during_a_slow_command_is_diagnosed_slow_command()
+    public async Task The_apps_timeouts_during_a_slow_command_are_slow_command_and_name_the_client_that_sent_it()
     {
         await StartAsync();
 
-        var timeout = await AppTimeoutDuringStallAsync();
+        // A second client, named as a batch job names its connection, blocks the server.
+        var timeouts = await AppTimeoutsDuringAsync(() => _redis!.CommandAsClientAsync("nightly-export", "DEBUG", "SLEEP", "2"));
 
-        Assert.Equal(TimeoutCause.SlowCommand, timeout.Diagnosis.Cause);
-        Assert.DoesNotContain(TimeoutCause.ServerStall, timeout.Diagnosis.Causes);
-        Assert.StartsWith("slow-command: DEBUG ran 2", timeout.Diagnosis.EvidenceLines[0], StringComparison.Ordinal);
-        Assert.Contains("slow log #", timeout.Diagnosis.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.All(timeouts, timeout =>
+        {
+            Assert.Equal(TimeoutCause.SlowCommand, timeout.Diagnosis.Cause);
+            Assert.DoesNotContain(TimeoutCause.ServerStall, timeout.Diagnosis.Causes);
+            var first = timeout.Diagnosis.EvidenceLines[0];
+            Assert.StartsWith("slow-command: DEBUG SLEEP ran 2", first, StringComparison.Ordinal);
+            Assert.Contains("slow log #", first, StringComparison.Ordinal);
+            Assert.True(System.Text.RegularExpressions.Regex.IsMatch(first, @", sent by 127\.0\.0\.1:\d+ \(nightly-export\)$"), first); // no watched multiplexer: said by saying nothing more
+        });
+
+        // The endpoint's slowest commands of the hour: the sleep, grouped under its client.
+        var slowest = _host!.Services.GetRequiredService<MuxWatch.State.ServerTimelines>().Find(_redis!.EndPoint)!.SlowestCommands(DateTimeOffset.UtcNow);
+        var sleep = Assert.Single(slowest, g => g.Command == "DEBUG");
+        Assert.Equal(("nightly-export", "SLEEP", 1), (sleep.ClientName, sleep.Argument, sleep.Count));
+        Assert.InRange(sleep.SlowestMs, 2000, 3000);
+        Assert.Null(sleep.SentBy);
+    }
+
+    [Fact]
+    public async Task A_slow_script_the_app_itself_sent_is_named_as_its_own_multiplexers()
+    {
+        // The app's own multiplexer (its client name the client's default: the machine's name and its version) runs
+        // a script that keeps the server busy for 1.5 s: its own GETs queue behind it. The culprit is the app.
+        await StartAsync();
+        const string busy = """
+            local start = redis.call('TIME')
+            while true do
+              local now = redis.call('TIME')
+              if (now[1] - start[1]) * 1000000 + (now[2] - start[2]) > 1500000 then return 1 end
+            end
+            """;
+        var db = _app!.GetDatabase();
+
+        var timeouts = await AppTimeoutsDuringAsync(async () =>
+        {
+            try
+            {
+                await db.ScriptEvaluateAsync(busy);
+            }
+            catch (RedisTimeoutException)
+            {
+                // the script's own call times out too (500 ms): one of the timeouts checked below
+            }
+        });
+
+        Assert.All(timeouts, timeout =>
+        {
+            Assert.Equal(TimeoutCause.SlowCommand, timeout.Diagnosis.Cause);
+            var first = timeout.Diagnosis.EvidenceLines[0];
+            Assert.StartsWith("slow-command: EVAL", first, StringComparison.Ordinal);
+            Assert.EndsWith($"({SentName(_app.ClientName)}: the watched multiplexer 'app')", first, StringComparison.Ordinal);
+        });
+    }
+
+    /// <summary>The name as the server records it: SE.Redis sends its client name without spaces or characters outside printable ASCII.</summary>
+    private static string SentName(string clientName) => new([.. clientName.Where(c => c is >= '!' and <= '~')]);
+
+    /// <summary>
+    /// The app's GETs, awaited one after another while <paramref name="stall"/> blocks the server, until one times
+    /// out; then every timeout of the app's multiplexer recorded meanwhile, once all are settled.
+    /// </summary>
+    private async Task<IReadOnlyList<ObservedTimeout>> AppTimeoutsDuringAsync(Func<Task> stall)
+    {
+        var recent = _host!.Services.GetRequiredService<RecentTimeouts>();
+        var before = recent.Newest().Select(t => t.Id).DefaultIfEmpty(0).Max();
+        var db = _app!.GetDatabase();
+        var stalling = Task.Run(stall);
+        await Eventually.UntilAsync(async () =>
+        {
+            try
+            {
+                await db.StringGetAsync("muxwatch:correlation");
+                return false;
+            }
+            catch (RedisTimeoutException)
+            {
+                return true;
+            }
+        }, "an awaited GET to time out while the server is blocked");
+        await stalling;
+
+        IReadOnlyList<ObservedTimeout> found = [];
+        await Eventually.UntilAsync(() =>
+        {
+            found = [.. recent.Newest().Where(t => t.Id > before && t.Source == "first-chance" && t.Multiplexer == "app")];
+            return found.Count > 0 && found.All(t => t.Settled);
+        }, "the app's timeouts, settled");
+        return found;
     }
 }

@@ -1,0 +1,65 @@
+using StackExchange.Redis;
+
+namespace MuxWatch.StackExchangeRedis;
+
+/// <summary>
+/// Names the sender of a slow-log entry when it is a connection MuxWatch knows: a watched multiplexer, by the
+/// client name it gives the server (the one configured, or the client's default, the machine's name and the
+/// library's version), or MuxWatch's own poller. Redis records the name with each entry (4.0 and later); the
+/// address alone would need <c>CLIENT LIST</c> at the moment of the command, which MuxWatch does not ask for.
+/// </summary>
+internal sealed class SlowlogSenders(WatchedMultiplexers multiplexers)
+{
+    /// <summary>The most multiplexers named in one answer; more share the name and are counted.</summary>
+    private const int MaxNamed = 3;
+
+    /// <summary>How MuxWatch knows the client named <paramref name="clientName"/>; null when it does not.</summary>
+    public string? KnownAs(string? clientName)
+    {
+        if (string.IsNullOrEmpty(clientName))
+        {
+            return null;
+        }
+
+        if (clientName == ServerPollProbe.ClientName)
+        {
+            return "MuxWatch's own polling connection";
+        }
+
+        var matches = multiplexers.All.Where(w => w.Multiplexer is { } multiplexer && SentName(multiplexer) == clientName).ToList();
+        if (matches.Count == 0)
+        {
+            return clientName == OwnedConnection.ClientName ? "MuxWatch's own connection" : null;
+        }
+
+        var owned = matches.All(w => w.Owned);
+        var names = string.Join(", ", matches.Take(MaxNamed).Select(w => $"'{w.Name}'"));
+        var more = matches.Count > MaxNamed ? $" and {matches.Count - MaxNamed} more" : string.Empty;
+        return (owned, matches.Count) switch
+        {
+            (true, 1) => $"MuxWatch's own connection to target {names}",
+            (true, _) => $"one of MuxWatch's own connections to targets {names}{more}",
+            (false, 1) => $"the watched multiplexer {names}",
+            (false, _) => $"one of the watched multiplexers {names}{more} (they share the client name)",
+        };
+    }
+
+    /// <summary>
+    /// The name as the server records it: the client sends its <see cref="IConnectionMultiplexer.ClientName"/> with
+    /// <c>CLIENT SETNAME</c>, leaving out what a name cannot hold (spaces and anything outside printable ASCII).
+    /// </summary>
+    private static string SentName(IConnectionMultiplexer multiplexer)
+    {
+        string? name;
+        try
+        {
+            name = multiplexer.ClientName;
+        }
+        catch (ObjectDisposedException)
+        {
+            return string.Empty;
+        }
+
+        return string.IsNullOrEmpty(name) ? string.Empty : new string([.. name.Where(c => c is >= '!' and <= '~')]);
+    }
+}

@@ -75,7 +75,7 @@ public sealed class SidecarPageTests : IClassFixture<BrowserSession>, IAsyncLife
         await _redis.CommandAsync("DEBUG", "POPULATE", "2000");
         await _redis.CommandAsync("CONFIG", "SET", "rdb-key-save-delay", "2000");
         await _redis.CommandAsync("BGSAVE");
-        await _redis.CommandAsync("DEBUG", "SLEEP", "3");
+        await _redis.CommandAsClientAsync("nightly-export", "DEBUG", "SLEEP", "3"); // sent by a second, named client
 
         // Every timeout the stall caused, as the API has them once settled.
         List<JsonElement> recorded = [];
@@ -127,7 +127,15 @@ public sealed class SidecarPageTests : IClassFixture<BrowserSession>, IAsyncLife
 
         await Expect(details.Locator("table.events tr[data-kind='slow-command']")).Not.ToHaveCountAsync(0);
         await Expect(details.Locator(".timeline.zoomed [data-kind='slow-command']")).Not.ToHaveCountAsync(0); // the wait drawn zoomed in, the slow command inside it
-        await Expect(details.Locator("table.events")).ToContainTextAsync("DEBUG");
+        await Expect(details.Locator("table.events")).ToContainTextAsync("DEBUG SLEEP, sent by 127.0.0.1:");
+        await Expect(details.Locator("table.events")).ToContainTextAsync("(nightly-export)");
+
+        // The slowest commands of the hour: the sleep, with the client that sent it.
+        var sleep = page.Locator("#slow-commands tbody tr[data-command='DEBUG']");
+        await Expect(sleep).ToHaveCountAsync(1);
+        await Expect(sleep).ToContainTextAsync("DEBUG SLEEP");
+        await Expect(sleep).ToContainTextAsync("(nightly-export)");
+        await Expect(sleep).ToContainTextAsync(_redis.EndPoint);
         await Expect(details.Locator("pre.json")).ToContainTextAsync($"\"id\": {selected.GetProperty("id").GetInt64()}");
 
         // The same timeline drawn in the page selects too: its marker is the selected one.
@@ -156,6 +164,39 @@ public sealed class SidecarPageTests : IClassFixture<BrowserSession>, IAsyncLife
         Assert.Equal(0, await page.Locator("#details img, #details script, #timeouts img, #timeouts script").CountAsync());
         Assert.True(await page.EvaluateAsync<bool>("() => window.pwned === undefined"));
         Assert.True(errors.All(e => e.Contains("401", StringComparison.Ordinal)), string.Join('\n', errors)); // no script error, no refused inline script
+    }
+
+    [Fact]
+    public async Task A_client_name_and_an_argument_full_of_markup_in_the_slow_log_are_shown_as_text_and_run_nothing()
+    {
+        // A client name can hold anything but spaces, and a key anything at all: both reach the page from the slow log.
+        const string name = "<img/src=x/onerror=window.pwned=1>";
+        await _redis.CommandAsync("CONFIG", "SET", "slowlog-log-slower-than", "0"); // every command logged
+        try
+        {
+            await _redis.CommandAsClientAsync(name, "GET", "<script>window.pwned=2</script>");
+        }
+        finally
+        {
+            await _redis.CommandAsync("CONFIG", "SET", "slowlog-log-slower-than", "10000");
+        }
+
+        await Eventually.UntilAsync(async () =>
+        {
+            using var events = JsonDocument.Parse(await _service.Client.GetStringAsync(new Uri($"/api/events?endpoint={_redis.EndPoint}", UriKind.Relative)));
+            return events.RootElement.GetProperty("endpoints")[0].GetProperty("slowCommands").EnumerateArray().Any(g => g.GetProperty("clientName").GetString() == name);
+        }, "the GET in the slow log, with its client's name", Patience);
+
+        var (page, errors) = await _browser.NewPageAsync();
+        await page.GotoAsync($"http://127.0.0.1:{_service.Port}/");
+        await page.FillAsync("#token", Token);
+        await page.ClickAsync("#token-form button[type=submit]");
+        var row = page.Locator("#slow-commands tbody tr[data-command='GET']");
+        await Expect(row).ToContainTextAsync("GET <script>window.pwned=2</script>");
+        await Expect(row).ToContainTextAsync($"({name})");
+        Assert.Equal(0, await page.Locator("#slow-commands img, #slow-commands script, #timelines img, #timelines script").CountAsync());
+        Assert.True(await page.EvaluateAsync<bool>("() => window.pwned === undefined"));
+        Assert.True(errors.All(e => e.Contains("401", StringComparison.Ordinal)), string.Join('\n', errors));
     }
 
     private async Task<JsonElement> PolledAsync()

@@ -65,6 +65,29 @@
     return seconds < 120 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`;
   }
 
+  // Who sent a slow command, as the slow log recorded it: "127.0.0.1:52110 (nightly-export)"; '' when it recorded no one.
+  function sender(e) {
+    if (!e.clientAddress && !e.clientName) { return ''; }
+    return `${e.clientAddress || 'an unknown address'} (${e.clientName || 'no client name'}${e.sentBy ? ': ' + e.sentBy : ''})`;
+  }
+
+  // What an event was beyond its kind: a slow command with its first argument and sender, a save's outcome.
+  function eventDetail(e) {
+    const who = sender(e);
+    return [e.command && (e.argument ? `${e.command} ${e.argument}` : e.command), who ? 'sent by ' + who : '', e.outcome, e.betweenPolls ? 'between polls' : '']
+      .filter(Boolean).join(', ');
+  }
+
+  // A server event in one line, for its shape's tooltip: what, when, how long, and what it was.
+  function eventTip(e) {
+    const parts = [eventLabels[e.kind] || e.kind, clock(new Date(e.start))];
+    if (e.durationMs != null) { parts.push(formatMs(e.durationMs)); }
+    if (e.inProgress) { parts.push('running'); }
+    const detail = eventDetail(e);
+    if (detail) { parts.push(detail); }
+    return parts.join(' · ');
+  }
+
   function el(tag, attributes, ...children) {
     const node = document.createElement(tag);
     for (const [name, value] of Object.entries(attributes)) {
@@ -93,5 +116,5 @@
     return node;
   }
 
-  window.MuxWatchFormat = Object.freeze({ causeColors, eventLabels, intervalKinds, gridStep, plural, shorten, formatMs, clock, ago, el, svgEl });
+  window.MuxWatchFormat = Object.freeze({ causeColors, eventLabels, intervalKinds, gridStep, plural, shorten, formatMs, clock, ago, el, svgEl, sender, eventDetail, eventTip });
 })();

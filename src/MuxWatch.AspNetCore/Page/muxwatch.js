@@ -12,7 +12,7 @@
   const maxTimeoutRows = 100;
   const tokenKey = 'muxwatch-token';
   // The page's vocabulary and its small, stateless helpers: muxwatch-format.js, loaded first.
-  const { causeColors, eventLabels, intervalKinds, gridStep, plural, shorten, formatMs, clock, ago, el, svgEl } = window.MuxWatchFormat;
+  const { causeColors, eventLabels, intervalKinds, gridStep, plural, shorten, formatMs, clock, ago, el, svgEl, eventDetail, eventTip } = window.MuxWatchFormat;
 
   let token = sessionStorage.getItem(tokenKey) || '';
   let selectedId = null;
@@ -83,6 +83,7 @@
     renderSummary(now);
     renderTargets(now);
     renderTimelines(now);
+    window.MuxWatchSlowCommands.render(data.endpoints);
     renderTimeouts();
     renderDetails();
   }
@@ -311,7 +312,7 @@
             el('td', {}, eventLabels[e.kind] || e.kind),
             el('td', {}, clock(new Date(e.start))),
             el('td', {}, e.durationMs != null ? formatMs(e.durationMs) : (e.inProgress ? 'running' : '—')),
-            el('td', {}, [e.command, e.outcome, e.betweenPolls ? 'between polls' : ''].filter(Boolean).join(', '))))))
+            el('td', {}, eventDetail(e))))))
         : el('p', { class: 'quiet' }, timeline ? `none seen on ${t.endpoint} (its timeline is complete through ${timeline.completeThrough ? clock(new Date(timeline.completeThrough)) : 'no poll yet'})` : `${t.endpoint || 'this endpoint'} is not polled here`),
       el('h3', {}, 'Full JSON ', el('a', { href: `${api}/timeouts/${t.id}`, target: '_blank', rel: 'noopener' }, `${api}/timeouts/${t.id}`)),
       raw);
@@ -332,15 +333,6 @@
     const evidence = t.evidence || [];
     const why = evidence.find(line => line.startsWith('why: '));
     return why || evidence.find(line => line.startsWith(t.cause + ': ')) || evidence[0] || '';
-  }
-
-  function eventTip(e) {
-    const parts = [eventLabels[e.kind] || e.kind, clock(new Date(e.start))];
-    if (e.durationMs != null) { parts.push(formatMs(e.durationMs)); }
-    if (e.inProgress) { parts.push('running'); }
-    if (e.command) { parts.push(e.command); }
-    if (e.outcome) { parts.push(e.outcome); }
-    return parts.join(' · ');
   }
 
   function pair(term, value) {

@@ -62,6 +62,15 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
     private List<string> _dropped = [];
 
     /// <summary>Starts a poll when one is due (on the <see cref="Cadence"/>, or a whole back-off after an oversized reply) and none is in flight.</summary>
+    private long _clientTimeoutTicks = -1;
+
+    /// <summary>The smallest timeout of the multiplexers watching the endpoint, set by the probe each cycle (read by a poll on another thread).</summary>
+    public TimeSpan? ClientTimeout
+    {
+        get => Interlocked.Read(ref _clientTimeoutTicks) is var ticks and >= 0 ? TimeSpan.FromTicks(ticks) : null;
+        set => Interlocked.Exchange(ref _clientTimeoutTicks, value?.Ticks ?? -1);
+    }
+
     public void StartIfDue(DateTimeOffset now, IConnectionMultiplexer connection, EndPoint endpoint, MuxWatchOptions settings, CancellationToken stopping)
     {
         // After an oversized reply, a whole back-off from the last start (10% slack: the loop's ticks are not
@@ -232,6 +241,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 ForkHistory = forkHistory,
                 Slowlog = entries,
                 Dropped = dropped,
+                ClientTimeout = ClientTimeout,
                 ClockOffset = _clockOffset,
                 Refused = refused.Distinct().ToList(),
             };

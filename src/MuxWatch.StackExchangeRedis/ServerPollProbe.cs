@@ -73,6 +73,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         // own: three app multiplexers on one server hold one polling connection, not three.
         var watchedEndpoints = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
         var covered = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        var clientTimeouts = new Dictionary<string, TimeSpan>(StringComparer.OrdinalIgnoreCase); // the smallest of those watching each endpoint
         foreach (var watched in _multiplexers.All)
         {
             if (watched.Multiplexer is not { } multiplexer)
@@ -84,6 +85,14 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             var servers = watched.Servers(multiplexer);
             var endpoints = servers.Select(server => EndpointText.Of(server.EndPoint)).ToArray();
             watchedEndpoints.UnionWith(endpoints);
+            if (ClientTimeouts.Of(multiplexer) is { } timeout)
+            {
+                foreach (var endpoint in endpoints)
+                {
+                    clientTimeouts[endpoint] = clientTimeouts.TryGetValue(endpoint, out var other) && other < timeout ? other : timeout;
+                }
+            }
+
             if (endpoints.All(covered.Contains))
             {
                 RetireConnection(watched.Name); // an earlier multiplexer's connection polls them all
@@ -135,6 +144,11 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
                     poller.StartIfDue(now, connection, servers[i].EndPoint, settings, stopping);
                 }
             }
+        }
+
+        foreach (var (endpoint, poller) in _pollers)
+        {
+            poller.ClientTimeout = clientTimeouts.TryGetValue(endpoint, out var timeout) ? timeout : null;
         }
 
         // An endpoint that no watched multiplexer has any more (disposed, reconfigured) is no longer

@@ -277,6 +277,8 @@ public sealed class ServerPollingTests : IAsyncLifetime
         Assert.DoesNotContain("server-stall", timeout.GetProperty("causes").EnumerateArray().Select(c => c.GetString()));
         Assert.Contains(timeout.GetProperty("evidence").EnumerateArray(), e => e.GetString()!.StartsWith("slow-command: DEBUG SLEEP ran 2", StringComparison.Ordinal));
         Assert.True(await GaugeAsync(sidecar, "muxwatch_server_slowest_recent_command_seconds", redis.EndPoint) >= 2);
+        // The timeout a next fork is compared with: in the sidecar, the target's own (asyncTimeout, syncTimeout 500 ms).
+        Assert.Equal(0.5, await GaugeAsync(sidecar, "muxwatch_server_client_timeout_seconds", redis.EndPoint));
         var slow = (await EventsAsync(sidecar, redis.EndPoint)).Where(e => e.GetProperty("kind").GetString() == "slow-command").ToList();
         var sleep = Assert.Single(slow, e => e.GetProperty("command").GetString() == "DEBUG" && e.GetProperty("durationMs").GetDouble() >= 2000);
         // The command and its first argument only: never the rest (the seconds slept, here).

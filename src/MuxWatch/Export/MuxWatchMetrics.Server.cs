@@ -107,7 +107,8 @@ public sealed partial class MuxWatchMetrics
                      ServerSlowestRecentCommandSeconds, ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess,
                      ServerClockOffsetSeconds, ServerRole, ServerRoleChanges, ServerReplicationLinkUp, ServerReplicationSyncInProgress,
                      ServerReplicationLastIo, ServerConnectedReplicas, ServerReplicaLagBytes, ServerReplicaAckAge,
-                     ServerClusterStateOk, ServerClusterSlotsFail, ServerClusterSlotsPfail, ServerClusterKnownNodes])
+                     ServerClusterStateOk, ServerClusterSlotsFail, ServerClusterSlotsPfail, ServerClusterKnownNodes,
+                     ServerForkSecondsPerGigabyte, ServerNextForkProjectedSeconds, ServerClientTimeoutSeconds])
         {
             RemoveWhere(collector, endpoint);
         }

@@ -114,6 +114,7 @@ public sealed partial class MuxWatchMetrics
 
         var pubSub = CreatePubSubFamilies(factory);
         var replication = CreateReplicationFamilies(factory);
+        var forks = CreateForkFamilies(factory);
         Families =
         [
             Timeouts, LastTimeoutSentAwaitingResponse, LastTimeoutPendingUnsent, LastTimeoutInboundBytes, LastTimeoutBusyWorkerThreads,
@@ -124,6 +125,7 @@ public sealed partial class MuxWatchMetrics
             ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds, ServerCowSizeBytes,
             ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,
             ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess, ServerClockOffsetSeconds,
+            .. forks,
             .. replication,
             .. pubSub,
         ];

@@ -43,6 +43,11 @@ internal sealed class ServerPollSeries(MuxWatchMetrics metrics, string endpoint)
             ProjectInfo(info);
         }
 
+        if (poll.ClientTimeout is { } timeout)
+        {
+            metrics.ServerClientTimeoutSeconds.WithLabels(endpoint).Set(timeout.TotalSeconds);
+        }
+
         if (poll.ClusterInfo is { } cluster)
         {
             if (Text(cluster, "cluster_state") is { } state)

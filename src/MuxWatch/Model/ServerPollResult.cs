@@ -47,6 +47,12 @@ public sealed record ServerPollResult(string Endpoint, DateTimeOffset Started, D
     /// <summary>What the poll left out because it could not be believed (an absurd slow-log timestamp or duration), each with its reason; the rest stands.</summary>
     public IReadOnlyList<string> Dropped { get; init; } = [];
 
+    /// <summary>
+    /// The smallest timeout of the multiplexers watching the endpoint (their <c>syncTimeout</c> and <c>asyncTimeout</c>):
+    /// a pause of the server this long times their requests out. Null when none is known.
+    /// </summary>
+    public TimeSpan? ClientTimeout { get; init; }
+
     /// <summary>Reasons a poll fails, a fixed set for the metric label.</summary>
     public string? ErrorReason { get; init; }
 }

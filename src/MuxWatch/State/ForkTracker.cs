@@ -10,8 +10,18 @@ namespace MuxWatch.State;
 /// </summary>
 internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metrics)
 {
+    /// <summary>
+    /// The least memory a fork's cost is spread over, 32 MB: a small server's fork costs a fixed fraction of a
+    /// millisecond that does not grow with its memory, and spread over its few megabytes it would foretell absurd
+    /// pauses for when it has grown.
+    /// </summary>
+    internal const double MinimumBasisBytes = 32 * 1024 * 1024;
+
+    private const double BytesPerGigabyte = 1e9;
+
     private long? _totalForks;
     private long? _latestForkUsec;
+    private double? _secondsPerGigabyte;
 
     /// <summary>The newest fork sample already on the timeline; the poller reads <c>LATENCY HISTORY fork</c> only past it.</summary>
     public DateTimeOffset? LastSample { get; private set; }
@@ -21,6 +31,7 @@ internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metri
     {
         _totalForks = 0;
         _latestForkUsec = null;
+        _secondsPerGigabyte = null;
         LastSample = null;
     }
 
@@ -49,9 +60,10 @@ internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metri
 
     /// <summary>
     /// <c>total_forks</c> counts every fork; without a latency sample for it (<paramref name="seenByLatencyMonitor"/>),
-    /// the fork is placed between the two polls, from <paramref name="earliest"/> to <paramref name="finished"/>.
+    /// the fork is placed between the two polls, from <paramref name="earliest"/> to <paramref name="finished"/>. The
+    /// latest fork's cost and <paramref name="residentBytes"/> (<c>used_memory_rss</c>) foretell the next one's.
     /// </summary>
-    public void ApplyCounters(long? totalForks, long? latestForkUsec, DateTimeOffset earliest, DateTimeOffset finished, bool seenByLatencyMonitor)
+    public void ApplyCounters(long? totalForks, long? latestForkUsec, double? residentBytes, DateTimeOffset earliest, DateTimeOffset finished, bool seenByLatencyMonitor)
     {
         var forked = false;
         if (totalForks is { } total)
@@ -74,6 +86,7 @@ internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metri
         }
 
         _latestForkUsec = latestForkUsec;
+        Foretell(latestForkUsec, residentBytes, forked);
         if (forked && !seenByLatencyMonitor)
         {
             timeline.Add(new ServerEvent(ServerEventKind.Fork, earliest, finished)
@@ -81,6 +94,33 @@ internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metri
                 BetweenPolls = true,
                 DurationMs = latestForkUsec / 1000.0,
             }, finished);
+        }
+    }
+
+    /// <summary>
+    /// A fork copies the process's page tables, so its pause grows with its resident memory (Redis documents
+    /// 10-20 ms per GB on physical hosts, far more on some VMs). The cost per GB is taken from each new fork and
+    /// the memory the poll that saw it read (from the first poll, the latest fork's, at today's memory: when it
+    /// forked is not known); the next fork's pause is that cost at today's memory.
+    /// </summary>
+    private void Foretell(long? latestForkUsec, double? residentBytes, bool forked)
+    {
+        if (residentBytes is not { } resident || resident <= 0)
+        {
+            return; // no memory figure (an older or odd server): nothing to spread the cost over
+        }
+
+        var basis = Math.Max(resident, MinimumBasisBytes) / BytesPerGigabyte;
+        if ((forked || _secondsPerGigabyte is null) && latestForkUsec is > 0 and < ServerStateTracker.PlausibleForkUsec and var usec)
+        {
+            _secondsPerGigabyte = usec / 1e6 / basis;
+        }
+
+        if (_secondsPerGigabyte is { } perGigabyte)
+        {
+            var endpoint = timeline.Endpoint;
+            metrics.ServerForkSecondsPerGigabyte.WithLabels(endpoint).Set(perGigabyte);
+            metrics.ServerNextForkProjectedSeconds.WithLabels(endpoint).Set(perGigabyte * basis);
         }
     }
 }

@@ -27,6 +27,9 @@ public sealed class ServerStateTracker
     /// </summary>
     internal static readonly TimeSpan Plausible = TimeSpan.FromDays(3650);
 
+    /// <summary>The longest fork believed, an hour in microseconds: a fork that long is no figure to foretell from.</summary>
+    internal const long PlausibleForkUsec = 3_600_000_000;
+
     /// <summary>Slow-log entries taken from one poll: what the poller asks for (<c>SLOWLOG GET 64</c>).</summary>
     public const int MaxSlowlogEntriesPerPoll = SlowlogTracker.MaxEntriesPerPoll;
 
@@ -127,7 +130,7 @@ public sealed class ServerStateTracker
 
         if (poll.Info is { } fields)
         {
-            _forks.ApplyCounters(Number(fields, "total_forks"), Number(fields, "latest_fork_usec"), EarliestSince(poll), poll.Finished, forkSeen);
+            _forks.ApplyCounters(Number(fields, "total_forks"), Number(fields, "latest_fork_usec"), Number(fields, "used_memory_rss"), EarliestSince(poll), poll.Finished, forkSeen);
         }
 
         if (poll.Slowlog is { } slowlog)

@@ -63,6 +63,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
 
     /// <summary>Starts a poll when one is due (on the <see cref="Cadence"/>, or a whole back-off after an oversized reply) and none is in flight.</summary>
     private long _clientTimeoutTicks = -1;
+    private DateTimeOffset _lastKeySize = DateTimeOffset.MinValue;
 
     /// <summary>The smallest timeout of the multiplexers watching the endpoint, set by the probe each cycle (read by a poll on another thread).</summary>
     public TimeSpan? ClientTimeout
@@ -84,16 +85,16 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         }
 
         _lastStart = now;
-        _ = PollAsync(connection, endpoint, settings.ServerPollTimeout, stopping); // never awaited on the loop
+        _ = PollAsync(connection, endpoint, settings.ServerPollTimeout, settings.KeySizes, stopping); // never awaited on the loop
     }
 
-    private async Task PollAsync(IConnectionMultiplexer connection, EndPoint endpoint, TimeSpan timeout, CancellationToken stopping)
+    private async Task PollAsync(IConnectionMultiplexer connection, EndPoint endpoint, TimeSpan timeout, bool keySizes, CancellationToken stopping)
     {
         try
         {
             using (ProbeScope.Enter())
             {
-                var result = await ReadAsync(connection, endpoint, timeout, stopping).ConfigureAwait(false);
+                var result = await ReadAsync(connection, endpoint, timeout, keySizes, stopping).ConfigureAwait(false);
                 if (_tracker.Apply(result))
                 {
                     timelines.RaisePolled(timeline); // the correlator settles what waited for this poll
@@ -115,7 +116,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         }
     }
 
-    private async Task<ServerPollResult> ReadAsync(IConnectionMultiplexer connection, EndPoint endpoint, TimeSpan timeout, CancellationToken stopping)
+    private async Task<ServerPollResult> ReadAsync(IConnectionMultiplexer connection, EndPoint endpoint, TimeSpan timeout, bool keySizes, CancellationToken stopping)
     {
         var started = time.GetUtcNow();
         var name = timeline.Endpoint;
@@ -214,6 +215,14 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             // Read raw, entry by entry (SlowlogReply says why): one absurd entry is dropped, not the whole poll.
             var slowlogReply = await Answer(Send(sent, server.ExecuteAsync("SLOWLOG", "GET", SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false);
             var entries = slowlogReply is null ? null : SlowlogReply.Read(slowlogReply, SlowlogBatch, dropped, senders is null ? null : senders.KnownAs);
+            // The key a large-payload diagnosis asked about (MEMORY USAGE), one at most, rate-limited per endpoint.
+            KeySize[] sizes = [];
+            if (keySizes && time.GetUtcNow() - _lastKeySize >= KeySizeReader.Interval && timeline.KeySizes.TakeWanted() is { } key)
+            {
+                _lastKeySize = time.GetUtcNow();
+                sizes = [await KeySizeReader.ReadAsync(server, key, Remaining(deadline), time, stopping).ConfigureAwait(false)];
+            }
+
             refused.AddRange(_seldomRefused);
             var threshold = _threshold;
 
@@ -242,6 +251,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 Slowlog = entries,
                 Dropped = dropped,
                 ClientTimeout = ClientTimeout,
+                KeySizes = sizes,
                 ClockOffset = _clockOffset,
                 Refused = refused.Distinct().ToList(),
             };

@@ -27,8 +27,11 @@ internal static class SlowlogReply
     /// <summary>How many reasons one poll keeps (the count of dropped entries is in each).</summary>
     internal const int MaxReasons = 8;
 
-    /// <summary>The longest client name, client address or argument kept, in characters: a hostile server's megabyte stays a line.</summary>
+    /// <summary>The longest client name or client address kept, in characters: a hostile server's megabyte stays a line.</summary>
     internal const int MaxTextLength = 64;
+
+    /// <summary>The longest argument kept: Redis's own bound for a slow-log argument (128 bytes), so that a key it shows whole is kept whole and can be measured.</summary>
+    internal const int MaxArgumentLength = 128;
 
     /// <summary>What an argument that may carry a secret reads as.</summary>
     internal const string Redacted = "(redacted)";
@@ -163,7 +166,7 @@ internal static class SlowlogReply
 
         try
         {
-            return Text((string?)arguments[1]);
+            return Text((string?)arguments[1], MaxArgumentLength);
         }
         catch (InvalidCastException)
         {
@@ -173,16 +176,16 @@ internal static class SlowlogReply
 
     /// <summary>
     /// A server's text as one bounded, readable line: control and formatting characters (newlines, bidirectional
-    /// overrides) become '?', and more than <see cref="MaxTextLength"/> characters end in '…'. Null when empty.
+    /// overrides) become '?', and more than <paramref name="max"/> characters end in '…'. Null when empty.
     /// </summary>
-    internal static string? Text(string? value)
+    internal static string? Text(string? value, int max = MaxTextLength)
     {
         if (string.IsNullOrEmpty(value))
         {
             return null;
         }
 
-        var length = Math.Min(value.Length, MaxTextLength);
+        var length = Math.Min(value.Length, max);
         var text = new System.Text.StringBuilder(length + 1);
         for (var i = 0; i < length; i++)
         {
@@ -190,7 +193,7 @@ internal static class SlowlogReply
             text.Append(char.IsControl(c) || char.IsSurrogate(c) || CharUnicodeInfo.GetUnicodeCategory(c) == UnicodeCategory.Format ? '?' : c);
         }
 
-        return value.Length > MaxTextLength ? text.Append('…').ToString() : text.ToString();
+        return value.Length > max ? text.Append('…').ToString() : text.ToString();
     }
 
     private static void Drop(List<string> dropped, string reason)

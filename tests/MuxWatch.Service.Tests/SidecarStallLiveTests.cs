@@ -187,6 +187,23 @@ public sealed class SidecarStallLiveTests : IAsyncLifetime
             Assert.True(posted.GetProperty("cause").GetString() == "large-payload", $"{message}\n{posted}");
         }
 
+        // Every one names the huge key (not the small GETs' own) and its size, asked of the server once.
+        List<JsonElement> settled = [];
+        await Eventually.UntilAsync(async () =>
+        {
+            using var listed = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative)));
+            settled = [.. listed.RootElement.GetProperty("timeouts").EnumerateArray().Where(t => t.GetProperty("source").GetString() == "api").Select(t => t.Clone())];
+            return settled.Count == caught.Count && settled.All(t => t.GetProperty("settled").GetBoolean());
+        }, "the posted timeouts settled", TimeSpan.FromSeconds(45));
+        Assert.All(settled, t =>
+        {
+            var named = Lines(t).SingleOrDefault(line => line.StartsWith("large-payload: the huge value is app:huge (", StringComparison.Ordinal));
+            Assert.True(named is not null && named.EndsWith(" MB (MEMORY USAGE)", StringComparison.Ordinal), t.ToString());
+            // 200 MiB of value take 234.9 MB of the server's memory (its allocator's rounding): the server's own figure.
+            Assert.Matches(@"^app:huge is \d+\.\d MB: split it", t.GetProperty("advice").GetString());
+        });
+        Assert.Contains("cmdstat_memory|usage:calls=1,", await _redis.CommandAsync("INFO", "commandstats"), StringComparison.Ordinal); // asked once for all of them (the server's own count)
+
         var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
         Assert.Equal(caught.Count, metrics.Value("muxwatch_timeouts_total", ("cause", "large-payload"), ("source", "api")));
         Assert.Equal(caught.Count, metrics.Value("muxwatch_timeouts_total", ("source", "api"))); // none under another cause, none twice

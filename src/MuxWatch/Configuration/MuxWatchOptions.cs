@@ -75,6 +75,14 @@ public sealed class MuxWatchOptions
     public bool ServerPolling { get; set; } = true;
 
     /// <summary>
+    /// When a timeout is named <c>large-payload</c> and the huge key is known (the slow log, 3.x's <c>active</c>
+    /// field), ask its server once for the key's size (<c>MEMORY USAGE</c>, on MuxWatch's own polling connection, at
+    /// most one key every 5 s per endpoint, never a key over 1,024 characters). Off for servers where no key may be
+    /// touched: the key is still named, its size not asked (default on).
+    /// </summary>
+    public bool KeySizes { get; set; } = true;
+
+    /// <summary>
     /// How often each endpoint is polled when nothing is happening (default 10 s, 100 ms to 1 hour; on the
     /// same clock-aligned cadence as the PINGs, see <see cref="PingInterval"/>). Polls
     /// run on the probe loop's ticks, and come sooner when there is something to see: every probe cycle

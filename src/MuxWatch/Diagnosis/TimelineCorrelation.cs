@@ -25,7 +25,7 @@ internal static class TimelineCorrelation
     /// a huge value (a 400 MB GET takes Redis over a second to reply), so they are a payload problem, not a
     /// command to replace.
     /// </summary>
-    private static readonly HashSet<string> SingleValueCommands = new(StringComparer.OrdinalIgnoreCase)
+    internal static readonly HashSet<string> SingleValueCommands = new(StringComparer.OrdinalIgnoreCase)
     {
         "GET", "SET", "SETEX", "PSETEX", "SETNX", "GETSET", "GETDEL", "GETEX", "APPEND", "HGET", "HSETNX", "LINDEX", "LSET", "DUMP", "RESTORE",
     };

@@ -53,6 +53,9 @@ public sealed record ServerPollResult(string Endpoint, DateTimeOffset Started, D
     /// </summary>
     public TimeSpan? ClientTimeout { get; init; }
 
+    /// <summary>The sizes of the keys the diagnosis asked about (<c>MEMORY USAGE</c>), at most one a poll.</summary>
+    public IReadOnlyList<KeySize> KeySizes { get; init; } = [];
+
     /// <summary>Reasons a poll fails, a fixed set for the metric label.</summary>
     public string? ErrorReason { get; init; }
 }

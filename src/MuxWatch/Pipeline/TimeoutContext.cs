@@ -70,6 +70,25 @@ public sealed class TimeoutContext
         }
     }
 
+    /// <summary>A key whose size a correlating step wants measured on <see cref="AwaitedTimeline"/>'s server; null when none.</summary>
+    public string? WantedKeySize { get; private set; }
+
+    /// <summary>
+    /// The diagnosis names a key whose size <paramref name="endpoint"/>'s server can tell (<c>MEMORY USAGE</c>): the
+    /// pipeline asks its poller for it and holds the timeout open until an answer (or the settle time). A final run
+    /// asks nothing.
+    /// </summary>
+    public void MeasureKey(string endpoint, string key)
+    {
+        ArgumentNullException.ThrowIfNull(endpoint);
+        ArgumentNullException.ThrowIfNull(key);
+        if (!Final)
+        {
+            AwaitedTimeline = endpoint;
+            WantedKeySize = key;
+        }
+    }
+
     /// <summary>A copy as it stood before the correlating stage, to run that stage again.</summary>
     internal TimeoutContext ForCorrelation(TimeoutDiagnosis? diagnosed, bool final) => new(Observation, final)
     {

@@ -111,7 +111,7 @@ public sealed partial class TimeoutPipeline : IDisposable
         ForEachSink(sink => sink.Publish(published));
         var pending = new PendingTimeout(published, context.ForCorrelation(diagnosed, final: false), endpoint, _time.GetUtcNow() + _settleTimeout);
         _pending[published.Id] = pending;
-        RequestPoll(endpoint);
+        AskFor(context);
 
         // The timeline may have advanced between the correlating run above and now.
         Correlate(pending, final: false);
@@ -155,9 +155,9 @@ public sealed partial class TimeoutPipeline : IDisposable
     {
         var context = pending.BeforeCorrelation.ForCorrelation(pending.BeforeCorrelation.Diagnosis, final);
         RunSteps(_correlating, context);
-        if (context.AwaitedTimeline is { } awaited)
+        if (context.AwaitedTimeline is not null)
         {
-            RequestPoll(awaited);
+            AskFor(context);
             return;
         }
 
@@ -172,10 +172,24 @@ public sealed partial class TimeoutPipeline : IDisposable
     }
 
     /// <summary>
-    /// Asks <paramref name="endpoint"/>'s poller for its next poll at the next cycle rather than at its calm
-    /// interval: a held timeout waits for it. The pipeline asks, not the step: steps only add to their context.
+    /// Asks the awaited endpoint's poller for its next poll at the next cycle rather than at its calm interval (a
+    /// held timeout waits for it), and for the size of the key a step wants measured. The pipeline asks, not the
+    /// step: steps only add to their context.
     /// </summary>
-    private void RequestPoll(string endpoint) => _timelines?.Find(endpoint)?.RequestPoll();
+    private void AskFor(TimeoutContext context)
+    {
+        if (context.AwaitedTimeline is not { } endpoint || _timelines?.Find(endpoint) is not { } timeline)
+        {
+            return;
+        }
+
+        if (context.WantedKeySize is { } key)
+        {
+            timeline.KeySizes.Want(key, _time.GetUtcNow());
+        }
+
+        timeline.RequestPoll();
+    }
 
     /// <summary>Runs every step; returns the context and the diagnosis as it stood before the correlating stage.</summary>
     private (TimeoutContext Context, TimeoutDiagnosis? Diagnosed) Run(TimeoutObservation observation, bool final)

@@ -138,6 +138,11 @@ public sealed class ServerStateTracker
             _slowlog.Apply(slowlog, poll.Finished, ToClient);
         }
 
+        foreach (var size in poll.KeySizes)
+        {
+            _timeline.KeySizes.Note(size, poll.Finished);
+        }
+
         _series.Project(poll); // what the poll says as it stands, on the export side
         _previousStart = poll.Started;
         _metrics.ServerLastPollSuccess.WithLabels(_endpoint).Set(poll.Finished.ToUnixTimeMilliseconds() / 1000.0);

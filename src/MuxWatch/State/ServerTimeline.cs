@@ -252,6 +252,9 @@ public sealed class ServerTimeline
         }
     }
 
+    /// <summary>The sizes of keys the diagnosis asked about, measured by the poller (<c>MEMORY USAGE</c>).</summary>
+    public KeySizeLedger KeySizes { get; } = new();
+
     /// <summary>The most groups <see cref="SlowestCommands"/> returns: bounded like the recent list, whatever a server logs.</summary>
     public const int MaxSlowCommandGroups = 20;
 

@@ -131,8 +131,28 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
         Assert.True(exitCode == 0, $"the app's timeouts were not all recorded and settled (exit {exitCode}): {error}\n{output}");
         var run = StallRun.Parse(output);
 
-        Assert.All(run.Timeouts, t => Assert.True(t.GetProperty("cause").GetString() == "large-payload", t.ToString()));
+        Assert.All(run.Timeouts, t =>
+        {
+            Assert.True(t.GetProperty("cause").GetString() == "large-payload", t.ToString());
+            // Which value, and how large, by the server's own figure: the huge key, whatever key the timed-out call read.
+            Assert.True(Lines(t).Any(line => System.Text.RegularExpressions.Regex.IsMatch(line, @"^large-payload: the huge value is muxwatch:huge \(.+\), \d+\.\d MB \(MEMORY USAGE\)$")), t.ToString());
+        });
         run.AssertCountedUnder("large-payload", exactly: true, atLeast: 1); // how many time out depends on the machine's load
+        Assert.Contains("cmdstat_memory|usage:calls=1,", await _redis.CommandAsync("INFO", "commandstats"), StringComparison.Ordinal); // asked once for all
+    }
+
+    [Fact]
+    public async Task With_key_sizes_off_the_huge_value_is_named_and_the_server_never_asked()
+    {
+        var start = BuiltProgram.StartInfo("MuxWatch.TestApp", ["huge", _redis.EndPoint]);
+        start.Environment["MuxWatch__KeySizes"] = "false"; // a server where no key may be touched
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(start);
+        Assert.True(exitCode == 0, $"the app's timeouts were not all recorded and settled (exit {exitCode}): {error}\n{output}");
+        var run = StallRun.Parse(output);
+
+        Assert.All(run.Timeouts, t => Assert.Contains(Lines(t), line => line.StartsWith("large-payload: the huge value is muxwatch:huge (the slow log's GET, #", StringComparison.Ordinal)
+            && line.EndsWith(") (its size not asked: MuxWatch:KeySizes is off)", StringComparison.Ordinal)));
+        Assert.DoesNotContain("cmdstat_memory", await _redis.CommandAsync("INFO", "commandstats"), StringComparison.Ordinal);
     }
 
     [Fact]

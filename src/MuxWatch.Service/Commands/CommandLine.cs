@@ -28,13 +28,14 @@ internal static class CommandLine
         muxwatch: explains StackExchange.Redis timeouts, and runs the MuxWatch sidecar.
 
           muxwatch explain [--jsonl] [FILE]   explain a timeout message read from FILE or standard input
+          muxwatch doctor CONNECTION [--json] read one Redis server once and say what stalls its clients
           muxwatch serve [SETTINGS]           run the sidecar (default http://localhost:9401: /metrics, /api/...)
           muxwatch [SETTINGS]                 the same (as the container and `dotnet run` start it)
 
         SETTINGS: --urls URL (also ASPNETCORE_URLS), and any setting as --Section:Key=value
           (--MuxWatch:Targets:0:Name=cache --MuxWatch:Targets:0:ConnectionString=redis:6379),
           or MuxWatch__Section__Key in the environment.
-        Exit codes: 0 read, 1 nothing to read (empty input, unreadable file), 2 bad usage;
+        Exit codes: 0 read, 1 nothing to read (empty input, unreadable file; doctor: no connection), 2 bad usage;
           serve: 0 stopped, 2 configuration or address refused at start (each setting named).
         Documentation: https://github.com/muxwatch/muxwatch
         """;
@@ -62,12 +63,37 @@ internal static class CommandLine
         };
         explain.SetAction((parsed, _) => ExplainCommand.RunAsync(parsed.GetValue(jsonLines), parsed.GetValue(file), input, output, error));
 
+        var connection = new Argument<string>("CONNECTION") { Description = "a StackExchange.Redis connection string (host:port,ssl=true,user=...); the password from --password-file or " + DoctorCommand.PasswordVariable };
+        var passwordFile = new Option<string?>("--password-file") { Description = "a file holding the password (a trailing newline is dropped)" };
+        var trustedCaFile = new Option<string?>("--trusted-ca-file") { Description = "a PEM file of the CA (or CAs) that issued the server's certificate" };
+        var timeout = new Option<double>("--timeout") { Description = "seconds for the whole examination, connecting included", DefaultValueFactory = _ => 10 };
+        timeout.Validators.Add(result =>
+        {
+            if (result.GetValueOrDefault<double>() is not (> 0 and <= 600))
+            {
+                result.AddError("--timeout must be between 0 and 600 seconds.");
+            }
+        });
+        var json = new Option<bool>("--json") { Description = "write the findings as one JSON document" };
+        var doctor = new Command("doctor", "Connect once to one Redis server, read-only (INFO, CONFIG GET, SLOWLOG, LATENCY LATEST, CLIENT LIST), and say what stalls its clients "
+            + "or is about to: role and replication, memory and the next fork's pause, persistence settings, the slow log by client, latency events, clients reading huge replies.\n"
+            + "Exit codes: 0 read, 1 no connection, 2 bad usage.")
+        {
+            connection,
+            passwordFile,
+            trustedCaFile,
+            timeout,
+            json,
+        };
+        doctor.SetAction((parsed, _) => DoctorCommand.RunAsync(parsed.GetValue(connection)!, parsed.GetValue(passwordFile), parsed.GetValue(trustedCaFile),
+            TimeSpan.FromSeconds(parsed.GetValue(timeout)), parsed.GetValue(json), output, error));
+
         var serveCommand = new Command("serve", "Run the sidecar; settings as --Section:Key=value (see muxwatch --help).") { TreatUnmatchedTokensAsErrors = false };
         serveCommand.SetAction((parsed, _) => serve([.. parsed.UnmatchedTokens]));
 
         // The root is the program as users call it (`muxwatch`, whatever the assembly's name); with no command it
         // serves, so it takes the settings left on the line, unless the first word is a command it does not know.
-        var root = new Command("muxwatch", Description) { explain, serveCommand };
+        var root = new Command("muxwatch", Description) { explain, doctor, serveCommand };
         root.Options.Add(new HelpOption());
         root.Options.Add(new VersionOption());
         root.TreatUnmatchedTokensAsErrors = args is [var first, ..] && !first.StartsWith('-');

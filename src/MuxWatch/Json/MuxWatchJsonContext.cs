@@ -25,4 +25,5 @@ namespace MuxWatch.Json;
 [JsonSerializable(typeof(ProblemAnswer))]
 [JsonSerializable(typeof(IReadOnlyDictionary<string, long>))]
 [JsonSerializable(typeof(EventsAnswer))]
+[JsonSerializable(typeof(DoctorReport))]
 internal sealed partial class MuxWatchJsonContext : JsonSerializerContext;

@@ -1,0 +1,130 @@
+using System.Globalization;
+using StackExchange.Redis;
+
+namespace MuxWatch.StackExchangeRedis.Doctor;
+
+/// <summary>
+/// Reads one server for the doctor, read-only, every command within what is left of one deadline: <c>INFO</c>, a few
+/// <c>CONFIG GET</c>s, <c>SLOWLOG GET 128</c>, <c>LATENCY LATEST</c>, <c>CLIENT LIST</c>. A command refused (an ACL,
+/// a renamed command), unanswered or answered with nonsense is noted as unread and the others go on; every reply is
+/// bounded before it is kept.
+/// </summary>
+internal sealed class DoctorReader(IServer server, DateTimeOffset deadline, TimeProvider time, CancellationToken cancellation)
+{
+    /// <summary>The slow-log entries read: as many as a busy server keeps by default.</summary>
+    private const int SlowlogEntries = 128;
+
+    /// <summary>The longest <c>CLIENT LIST</c> read (about 50,000 clients); a longer one is not read.</summary>
+    private const int MaxClientListChars = 16 * 1024 * 1024;
+
+    /// <summary>The settings read, each a stall's cause or a figure the findings need.</summary>
+    private static readonly string[] Settings = ["save", "appendonly", "appendfsync", "latency-monitor-threshold", "slowlog-log-slower-than", "maxmemory", "repl-diskless-sync"];
+
+    public async Task<DoctorReadings> ReadAsync()
+    {
+        var read = new DoctorReadings();
+        read.Info = await AskAsync(read, "INFO", async () =>
+        {
+            var text = await server.InfoRawAsync().ConfigureAwait(false) ?? string.Empty;
+            return text.Length <= ReplyLimits.MaxInfoChars
+                ? ReplyLimits.ParseInfo(text, new Dictionary<string, string>(StringComparer.Ordinal))
+                : throw new OversizedReplyException("INFO", text.Length, ReplyLimits.MaxInfoChars);
+        }).ConfigureAwait(false);
+
+        foreach (var setting in Settings)
+        {
+            var pairs = await AskAsync(read, $"CONFIG GET {setting}", () => server.ConfigGetAsync(setting)).ConfigureAwait(false);
+            if (pairs is null)
+            {
+                break; // refused once (an ACL without CONFIG): the rest would be refused too
+            }
+
+            foreach (var (key, value) in pairs.Where(p => p.Key == setting).Take(1))
+            {
+                read.Config[key] = SlowlogReply.Text(value, ReplyLimits.MaxInfoFieldChars) ?? string.Empty;
+            }
+        }
+
+        var dropped = new List<string>();
+        read.Slowlog = await AskAsync(read, "SLOWLOG GET", async () =>
+            SlowlogReply.Read(await server.ExecuteAsync("SLOWLOG", "GET", SlowlogEntries).ConfigureAwait(false), SlowlogEntries, dropped)).ConfigureAwait(false);
+        read.Unread.AddRange(dropped.Select(reason => $"SLOWLOG GET: {reason}"));
+
+        read.Latency = await AskAsync(read, "LATENCY LATEST", async () =>
+        {
+            var latest = await server.LatencyLatestAsync().ConfigureAwait(false);
+            return latest.Length <= ReplyLimits.MaxLatencyEntries
+                ? latest.Select(e => (SlowlogReply.Text(e.EventName) ?? "?", (long)e.DurationMilliseconds, (long)e.MaxDurationMilliseconds)).ToList()
+                : throw new OversizedReplyException("LATENCY LATEST", latest.Length, ReplyLimits.MaxLatencyEntries);
+        }).ConfigureAwait(false);
+
+        read.Clients = await AskAsync(read, "CLIENT LIST", async () =>
+        {
+            var text = (string?)await server.ExecuteAsync("CLIENT", "LIST").ConfigureAwait(false) ?? string.Empty;
+            return text.Length <= MaxClientListChars ? ClientsWithOutput(text) : throw new OversizedReplyException("CLIENT LIST", text.Length, MaxClientListChars);
+        }).ConfigureAwait(false);
+        return read;
+    }
+
+    /// <summary><c>CLIENT LIST</c>'s clients that have replies waiting in their output buffer (<c>omem</c> above 0).</summary>
+    private static List<(string Address, string? Name, long OutputBytes, string? Command)> ClientsWithOutput(string text)
+    {
+        var found = new List<(string, string?, long, string?)>();
+        foreach (var line in text.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            var fields = line.Split(' ').Select(f => f.Split('=', 2)).Where(f => f.Length == 2).GroupBy(f => f[0]).ToDictionary(g => g.Key, g => g.First()[1], StringComparer.Ordinal);
+            if (fields.TryGetValue("omem", out var omem) && long.TryParse(omem, NumberStyles.None, CultureInfo.InvariantCulture, out var bytes) && bytes > 0)
+            {
+                found.Add((SlowlogReply.Text(fields.GetValueOrDefault("addr")) ?? "?", SlowlogReply.Text(fields.GetValueOrDefault("name")), bytes, SlowlogReply.Text(fields.GetValueOrDefault("cmd"))));
+            }
+        }
+
+        return found;
+    }
+
+    /// <summary>One read within what is left of the deadline; null (and why, in <see cref="DoctorReadings.Unread"/>) when it could not be had.</summary>
+    private async Task<T?> AskAsync<T>(DoctorReadings read, string what, Func<Task<T>> ask)
+        where T : class
+    {
+        var left = deadline - time.GetUtcNow();
+        if (left <= TimeSpan.Zero)
+        {
+            read.Unread.Add($"{what}: not asked, the timeout was spent");
+            return null;
+        }
+
+        try
+        {
+            return await ask().WaitAsync(left, time, cancellation).ConfigureAwait(false);
+        }
+        catch (RedisServerException ex)
+        {
+            read.Unread.Add($"{what}: refused ({Said(ex.Message)})");
+        }
+        catch (RedisCommandException ex)
+        {
+            read.Unread.Add($"{what}: the client would not send it ({Said(ex.Message)})");
+        }
+        catch (Exception ex) when (ex is TimeoutException or RedisTimeoutException)
+        {
+            read.Unread.Add($"{what}: no answer within the timeout");
+        }
+        catch (RedisConnectionException ex)
+        {
+            read.Unread.Add($"{what}: the connection failed ({ex.FailureType})");
+        }
+        catch (OversizedReplyException ex)
+        {
+            read.Unread.Add($"{what}: the reply was {ex.Size:N0} long, over the {ex.Limit:N0} read");
+        }
+        catch (Exception ex) when (ex is InvalidCastException or FormatException or OverflowException or ArgumentException or IndexOutOfRangeException)
+        {
+            read.Unread.Add($"{what}: its reply made no sense ({ex.GetType().Name})");
+        }
+
+        return null;
+    }
+
+    /// <summary>A server's words, bounded and on one line (it may be hostile).</summary>
+    private static string Said(string message) => SlowlogReply.Text(message, 160) ?? string.Empty;
+}

@@ -52,6 +52,11 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         group.MapGet("/targets", (IEnumerable<ITargetStatusSource> sources) =>
             Results.Json(new TargetsAnswer([.. sources.SelectMany(source => source.Targets())]), MuxWatchJson.TypeInfo<TargetsAnswer>()));
         group.MapGet("/events", ListEvents);
+        group.MapGet("/incidents", (RecentIncidents incidents, string? endpoint, int? limit) =>
+            Results.Json(new IncidentsAnswer(incidents.Newest(Math.Clamp(limit ?? 50, 0, RecentIncidents.MaxIncidents), endpoint), incidents.Dropped), MuxWatchJson.TypeInfo<IncidentsAnswer>()));
+        group.MapGet("/incidents/{id:long}", (RecentIncidents incidents, ServerTimelines timelines, TimeProvider time, long id) => incidents.Find(id) is { } incident
+            ? Results.Json(new IncidentAnswer(incident, IncidentEvents(incident, timelines, time.GetUtcNow())), MuxWatchJson.TypeInfo<IncidentAnswer>())
+            : Problems.Result(StatusCodes.Status404NotFound, $"no kept incident has the id {id}: the newest {RecentIncidents.MaxIncidents} are kept"));
         return group;
     }
 
@@ -98,6 +103,10 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         MuxWatch.AspNetCore.Page.StatusPage.Map(group, prefix, apiPrefix);
         return group;
     }
+
+    /// <summary>What the incident's endpoint's server did over its span, at most 50 events (read from the timeline, never kept twice).</summary>
+    private static IReadOnlyList<MuxWatch.Model.ServerEvent> IncidentEvents(MuxWatch.Model.Incident incident, ServerTimelines timelines, DateTimeOffset now) =>
+        timelines.Find(incident.Endpoint) is { } timeline ? [.. timeline.Overlapping(incident.Start, incident.End ?? now, now).Take(50)] : [];
 
     private static IResult ListEvents(ServerTimelines timelines, TimeProvider time, string? endpoint, int? limit)
     {

@@ -70,6 +70,8 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<TimeoutCounts>();
         services.AddSingleton<TimeoutLogWriter>();
         services.AddSingleton<ITimeoutSink>(sp => sp.GetRequiredService<RecentTimeouts>());
+        services.AddSingleton<RecentIncidents>();
+        services.AddSingleton<ITimeoutSink>(sp => sp.GetRequiredService<RecentIncidents>());
         services.AddSingleton<ITimeoutSink>(sp => sp.GetRequiredService<TimeoutCounts>());
         services.AddSingleton<ITimeoutSink, TimeoutMetricsSink>();
         services.AddSingleton<ITimeoutSink>(sp => sp.GetRequiredService<TimeoutLogWriter>());

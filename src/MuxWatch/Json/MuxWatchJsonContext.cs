@@ -26,4 +26,6 @@ namespace MuxWatch.Json;
 [JsonSerializable(typeof(IReadOnlyDictionary<string, long>))]
 [JsonSerializable(typeof(EventsAnswer))]
 [JsonSerializable(typeof(DoctorReport))]
+[JsonSerializable(typeof(IncidentsAnswer))]
+[JsonSerializable(typeof(IncidentAnswer))]
 internal sealed partial class MuxWatchJsonContext : JsonSerializerContext;

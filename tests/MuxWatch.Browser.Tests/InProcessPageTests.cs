@@ -130,10 +130,11 @@ public sealed class InProcessPageTests : IClassFixture<BrowserSession>, IAsyncLi
         Assert.Contains("src=\"/muxwatch/muxwatch.js\"", html, StringComparison.Ordinal);
         Assert.Contains("src=\"/muxwatch/muxwatch-format.js\"", html, StringComparison.Ordinal);
         Assert.Contains("src=\"/muxwatch/muxwatch-slow-commands.js\"", html, StringComparison.Ordinal);
+        Assert.Contains("src=\"/muxwatch/muxwatch-incidents.js\"", html, StringComparison.Ordinal);
         Assert.Contains("script-src 'self'", page.Headers.GetValues("Content-Security-Policy").Single(), StringComparison.Ordinal);
         Assert.DoesNotContain("unsafe-inline", page.Headers.GetValues("Content-Security-Policy").Single(), StringComparison.Ordinal);
         Assert.DoesNotContain("http", html.Replace("http-equiv", string.Empty, StringComparison.Ordinal), StringComparison.OrdinalIgnoreCase); // nothing from elsewhere
-        foreach (var asset in (string[])["/muxwatch/muxwatch.js", "/muxwatch/muxwatch-format.js", "/muxwatch/muxwatch-slow-commands.js", "/muxwatch/muxwatch.css"])
+        foreach (var asset in (string[])["/muxwatch/muxwatch.js", "/muxwatch/muxwatch-format.js", "/muxwatch/muxwatch-slow-commands.js", "/muxwatch/muxwatch-incidents.js", "/muxwatch/muxwatch.css"])
         {
             using var answer = await _client.GetAsync(new Uri(asset, UriKind.Relative));
             Assert.True(answer.IsSuccessStatusCode, asset);

@@ -141,8 +141,27 @@ public sealed class SidecarPageTests : IClassFixture<BrowserSession>, IAsyncLife
         // The same timeline drawn in the page selects too: its marker is the selected one.
         await Expect(timeline.Locator($"g.timeout.selected[data-timeout-id='{selected.GetProperty("id").GetInt64()}']")).ToHaveCountAsync(1);
 
+        // The incident: the page's first section, one for the whole stall, its culprit named.
+        var incident = page.Locator($"#incidents li.incident[data-endpoint='{_redis.EndPoint}']");
+        await Expect(incident).ToHaveCountAsync(1);
+        await Expect(incident).ToContainTextAsync($"{recorded.Count} timeout");
+        await Expect(incident.Locator(".culprits")).ToContainTextAsync("(nightly-export)");
+
         await page.ScreenshotAsync(new PageScreenshotOptions { Path = BrowserSession.ScreenshotPath("status-page.png"), FullPage = true });
         Assert.True(errors.All(e => e.Contains("401", StringComparison.Ordinal)), string.Join('\n', errors)); // the refused token's 401 is the only error the browser logs
+
+        // The link the timeout-spike alert carries (page_url): the page opens on this endpoint's incident, its first
+        // timeout's details open.
+        var (linked, linkedErrors) = await _browser.NewPageAsync();
+        await linked.GotoAsync($"http://127.0.0.1:{_service.Port}/?endpoint={Uri.EscapeDataString(_redis.EndPoint)}");
+        await linked.FillAsync("#token", Token);
+        await linked.ClickAsync("#token-form button[type=submit]");
+        await Expect(linked.Locator($"#incidents li.incident.selected[data-endpoint='{_redis.EndPoint}']")).ToHaveCountAsync(1);
+        await Expect(linked.Locator("#incidents-filter")).ToContainTextAsync(_redis.EndPoint);
+        await Expect(linked.Locator("#details")).ToBeVisibleAsync();
+        var first = recorded.Min(t => t.GetProperty("id").GetInt64());
+        await Expect(linked.Locator("#details h2")).ToContainTextAsync($"Timeout #{first}");
+        Assert.True(linkedErrors.All(e => e.Contains("401", StringComparison.Ordinal)), string.Join('\n', linkedErrors)); // only the API's answers before the token
     }
 
     [Fact]

@@ -160,6 +160,13 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
         Assert.Contains($"spiking / {spikingEndpoint}, mostly {cause}", annotations.GetProperty("summary").GetString(), StringComparison.Ordinal);
         var runbook = annotations.GetProperty("runbook_url").GetString()!;
         Assert.True(File.Exists(Path.Combine(BuiltProgram.RepositoryRoot, runbook)), $"{runbook} is no file of the repository");
+        // The page the person paged lands on: the sidecar's status page, on this endpoint's newest incident.
+        var pageUrl = annotations.GetProperty("page_url").GetString()!;
+        Assert.Equal($"http://{labels.GetProperty("instance").GetString()}/?endpoint={Uri.EscapeDataString(spikingEndpoint)}", pageUrl);
+        using (var page = await _service.Client.GetAsync(new Uri(pageUrl)))
+        {
+            Assert.Equal("text/html", page.Content.Headers.ContentType?.MediaType);
+        }
 
         // The stall is over: the page resolves.
         await NotificationAsync("resolved", spikingEndpoint, TimeSpan.FromMinutes(5));

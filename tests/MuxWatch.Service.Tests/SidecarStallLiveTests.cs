@@ -204,6 +204,24 @@ public sealed class SidecarStallLiveTests : IAsyncLifetime
         });
         Assert.Contains("cmdstat_memory|usage:calls=1,", await _redis.CommandAsync("INFO", "commandstats"), StringComparison.Ordinal); // asked once for all of them (the server's own count)
 
+        // One incident for the whole burst: every timeout, its cause, the culprit and what to do first; the server's
+        // slow GET among the events of its span.
+        using (var listed = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri($"/api/incidents?endpoint={_redis.EndPoint}", UriKind.Relative))))
+        {
+            // Hosted in memory, the sidecar's first-chance catcher also caught this test's own timeouts: the endpoint's
+            // timeouts of every source are the incident's.
+            using var all = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative)));
+            var ofEndpoint = all.RootElement.GetProperty("timeouts").EnumerateArray().Count(t => t.GetProperty("endpoint").GetString() == _redis.EndPoint);
+            var incident = Assert.Single(listed.RootElement.GetProperty("incidents").EnumerateArray());
+            Assert.Equal(ofEndpoint, incident.GetProperty("timeouts").GetInt32());
+            Assert.Equal("large-payload", incident.GetProperty("cause").GetString());
+            Assert.True(incident.GetProperty("byCause").GetProperty("large-payload").GetInt32() >= caught.Count, incident.ToString());
+            Assert.Contains(incident.GetProperty("culprits").EnumerateArray(), c => c.GetString()!.StartsWith("large-payload: the huge value is app:huge (", StringComparison.Ordinal));
+            Assert.StartsWith("app:huge is ", incident.GetProperty("firstStep").GetString(), StringComparison.Ordinal);
+            using var detail = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri($"/api/incidents/{incident.GetProperty("id").GetInt64()}", UriKind.Relative)));
+            Assert.Contains(detail.RootElement.GetProperty("serverEvents").EnumerateArray(), e => e.GetProperty("kind").GetString() == "slow-command" && e.GetProperty("argument").GetString() == "app:huge");
+        }
+
         var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
         Assert.Equal(caught.Count, metrics.Value("muxwatch_timeouts_total", ("cause", "large-payload"), ("source", "api")));
         Assert.Equal(caught.Count, metrics.Value("muxwatch_timeouts_total", ("source", "api"))); // none under another cause, none twice

@@ -16,7 +16,7 @@
 
   let token = sessionStorage.getItem(tokenKey) || '';
   let selectedId = null;
-  let data = { targets: [], timeouts: [], endpoints: [] };
+  let data = { targets: [], timeouts: [], endpoints: [], incidents: [] };
   let timer = null;
   let windowMs = hour; // the timelines' span: the last hour unless zoomed in
 
@@ -47,12 +47,13 @@
   async function refresh() {
     clearTimeout(timer);
     try {
-      const [targets, timeouts, events] = await Promise.all([
+      const [targets, timeouts, events, incidents] = await Promise.all([
         get('/targets'),
         get('/timeouts?limit=1000'),
         get('/events?limit=1000'),
+        get('/incidents?limit=50'),
       ]);
-      data = { targets: targets.targets || [], timeouts: timeouts.timeouts || [], endpoints: events.endpoints || [] };
+      data = { targets: targets.targets || [], timeouts: timeouts.timeouts || [], endpoints: events.endpoints || [], incidents: incidents.incidents || [] };
       hideTokenForm();
       render();
       setState(`updated ${clock(new Date())}`, false);
@@ -80,6 +81,7 @@
 
   function render() {
     const now = Date.now();
+    window.MuxWatchIncidents.render(data.incidents, select); // first: the page opens on the incident a link names
     renderSummary(now);
     renderTargets(now);
     renderTimelines(now);

@@ -11,6 +11,20 @@ public sealed class ExplainCommandTests
         "StackExchange.Redis.RedisTimeoutException: Timeout performing GET key (5000ms), inst: 2, qu: 0, qs: 6, in: 0, serverEndpoint: 10.0.0.1:6379, IOCP: (Busy=6,Free=994,Min=4,Max=1000), WORKER: (Busy=40,Free=32727,Min=8,Max=32767), POOL: (Threads=48,QueuedItems=310,CompletedItems=99,Timers=2), v: 3.1.31.17473";
 
     [Fact]
+    public async Task Explain_names_the_huge_value_a_small_gets_message_was_queued_behind()
+    {
+        // Caught live (SidecarStallLiveTests, 3.4.35): a small GET behind a 200 MB GET; the message's next: names the huge one.
+        const string behindHuge = "Timeout awaiting response (outbound=0KiB, inbound=204800KiB, 996ms elapsed, timeout is 200ms), command=GET, next: GET app:huge, inst: 0, qu: 0, qs: 0, aw: False, bw: Inactive, rs: TryParseResult, ws: Idle, in: 0, in-pipe: 209715361, last-in: 361, cur-in: 361, lm: 2/3/1/0, sync-ops: 1, async-ops: 21, serverEndpoint: 127.0.0.1:40857, conn-sec: 1, aoc: 1, mc: 1/1/0, clientName: vm(SE.Redis-v3.4.35.20751), IOCP: (Busy=0,Free=1000,Min=64,Max=1000), WORKER: (Busy=4,Free=32763,Min=64,Max=32767), POOL: (Threads=9,QueuedItems=0,CompletedItems=639,Timers=5), v: 3.4.35.20751 (see https://seredis.dev/Timeouts for some common client-side issues that can cause timeouts)";
+
+        var (exitCode, output, _) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain"), behindHuge);
+
+        Assert.Equal(0, exitCode);
+        Assert.Contains("Cause:      large-payload", output, StringComparison.Ordinal);
+        Assert.Contains("the huge value is app:huge (the message's next: GET)", output, StringComparison.Ordinal);
+        Assert.Matches(@"First:\s+app:huge is the huge value: split it", output);
+    }
+
+    [Fact]
     public async Task Explain_prints_the_cause_the_evidence_and_the_advice()
     {
         var (exitCode, output, _) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.Service", "explain"), Starved);

@@ -59,7 +59,9 @@ public sealed class MeterTests : IDisposable
     public async Task Every_family_of_the_metrics_text_is_an_instrument_whose_exported_name_is_the_same()
     {
         var published = new List<Instrument>();
-        using var listener = new MeterListener { InstrumentPublished = (instrument, _) => { if (instrument.Meter.Name == MuxWatchMeter.MeterName) { published.Add(instrument); } } };
+        var factory = _services.GetRequiredService<IMeterFactory>();
+        // This test's meter only: other tests' hosts in this process, started meanwhile, publish theirs.
+        using var listener = new MeterListener { InstrumentPublished = (instrument, _) => { if (instrument.Meter.Name == MuxWatchMeter.MeterName && ReferenceEquals(instrument.Meter.Scope, factory)) { lock (published) { published.Add(instrument); } } } };
         listener.Start();
         _metrics.InitializeEndpoint("cache", "10.0.0.1:6379", "10.0.0.1:6379", ["first-chance", "probe"]);
         _metrics.ObservePing(_metrics.Ping.WithLabels("cache", "10.0.0.1:6379"), "cache", "10.0.0.1:6379", 0.001);

@@ -14,34 +14,42 @@ namespace MuxWatch.Pipeline;
 /// </summary>
 /// <remarks>
 /// The key comes from what recorded the huge reply: the slow log's entry for a single-value command in the wait
-/// (Redis logs a GET of a huge value: copying it took the time), else 3.x's <c>active</c> field (the command the
-/// connection was reading when the timeout fired). Nothing is guessed where neither names one. Its size is asked of
+/// (Redis logs a GET of a huge value: copying it took the time), else the message's <c>active</c> field (3.x: the
+/// command the connection was reading) or its <c>next</c> field (the command at the head of the queue, which every
+/// request behind it waited for). Nothing is guessed where none names one; <c>explain</c> reads the message only. Its size is asked of
 /// the server once (<see cref="KeySizeLedger"/>, <c>MEMORY USAGE</c> by the poller) unless
 /// <see cref="MuxWatchOptions.KeySizes"/> is off; the timeout is held open for the answer like for a poll.
 /// </remarks>
-internal sealed class HugeKeyStep(ServerTimelines timelines, TimeProvider time, IOptions<MuxWatchOptions> options) : ITimeoutStep
+internal sealed class HugeKeyStep(ServerTimelines? timelines, TimeProvider time, IOptions<MuxWatchOptions> options) : ITimeoutStep
 {
+    /// <summary>The step <c>explain</c> runs: no server to ask, the key from the message's own text.</summary>
+    public static HugeKeyStep MessageOnly { get; } = new(null, TimeProvider.System, Options.Create(new MuxWatchOptions()));
+
     public TimeoutStepStage Stage => TimeoutStepStage.Correlate;
 
     public void Apply(TimeoutContext timeout)
     {
-        if (timeout.Diagnosis is not { Cause: TimeoutCause.LargePayload } diagnosis
-            || (timeout.Report.Endpoint ?? timeout.LiveCounters?.Endpoint) is not { } endpoint
-            || timelines.Find(endpoint) is not { } timeline)
+        if (timeout.Diagnosis is not { Cause: TimeoutCause.LargePayload } diagnosis)
         {
             return;
         }
 
+        var endpoint = timeout.Report.Endpoint ?? timeout.LiveCounters?.Endpoint;
+        var timeline = endpoint is null ? null : timelines?.Find(endpoint);
         var (from, to) = timeout.Waiting;
         var now = time.GetUtcNow();
-        if (HugeKey(timeline.Overlapping(from, to, now), timeout.Report) is not var (key, namedBy))
+        if (HugeKey(timeline?.Overlapping(from, to, now) ?? [], timeout.Report) is not var (key, namedBy))
         {
             return;
         }
 
-        var size = timeline.KeySizes.Known(key, now);
+        var size = timeline?.KeySizes.Known(key, now);
         string measured;
-        if (size is { Bytes: { } bytes })
+        if (timeline is null)
+        {
+            measured = string.Empty; // explain, or an endpoint not polled: no server to ask
+        }
+        else if (size is { Bytes: { } bytes })
         {
             measured = $", {Size(bytes)} (MEMORY USAGE)";
         }
@@ -85,11 +93,15 @@ internal sealed class HugeKeyStep(ServerTimelines timelines, TimeProvider time, 
             return (slowKey, $"the slow log's {logged.Command}, #{logged.SlowlogId}");
         }
 
-        // 3.x: "active: GET cart:9f3", the command the connection was reading.
-        if (report.Field("active")?.ToString() is { } active && active.Split(' ', 2, StringSplitOptions.TrimEntries) is [var name, var activeKey]
-            && TimelineCorrelation.SingleValueCommands.Contains(name) && Measurable(activeKey))
+        // "active: GET cart:9f3" (3.x), the command the connection was reading; else "next: GET cart:9f3", the command at
+        // the head of the queue, the one every request behind it waited for.
+        foreach (var field in (string[])["active", "next"])
         {
-            return (activeKey, $"the message's active {name.ToUpperInvariant()}");
+            if (report.Field(field)?.ToString() is { } text && text.Split(' ', 2, StringSplitOptions.TrimEntries) is [var name, var fieldKey]
+                && TimelineCorrelation.SingleValueCommands.Contains(name) && Measurable(fieldKey))
+            {
+                return (fieldKey, $"the message's {field}: {name.ToUpperInvariant()}");
+            }
         }
 
         return null;

@@ -76,8 +76,8 @@ public sealed partial class TimeoutPipeline : IDisposable
         }
     }
 
-    /// <summary>A pipeline that only reads and diagnoses by the message rules and keeps nothing (for <c>explain</c>).</summary>
-    public static TimeoutPipeline RulesOnly() => new([new MessageRulesStep()], []);
+    /// <summary>A pipeline that only reads and diagnoses by the message rules (and names a huge key the message names) and keeps nothing (for <c>explain</c>).</summary>
+    public static TimeoutPipeline RulesOnly() => new([new MessageRulesStep(), HugeKeyStep.MessageOnly], []);
 
     /// <summary>Steps and sinks that threw, since start. Zero in a healthy process; tests assert it.</summary>
     public long InternalFailures => Interlocked.Read(ref _internalFailures);

@@ -44,7 +44,7 @@ public sealed class DoctorCommandTests : IAsyncLifetime
         await _redis.CommandAsync("CONFIG", "SET", "appendonly", "yes");
         await _redis.CommandAsync("CONFIG", "SET", "appendfsync", "always");
         await _redis.CommandAsync("CONFIG", "SET", "latency-monitor-threshold", "0");
-        await _redis.CommandAsync("DEBUG", "POPULATE", "300000");
+        await _redis.CommandAsync("DEBUG", "POPULATE", "1000000"); // enough keys that a KEYS * takes hundreds of milliseconds
         await _redis.CommandAsync("BGSAVE");
         await Eventually.UntilAsync(async () => (await _redis.CommandAsync("INFO", "persistence")).Contains("rdb_bgsave_in_progress:0", StringComparison.Ordinal)
             && !(await _redis.CommandAsync("INFO", "persistence")).Contains("aof_rewrite_in_progress:1", StringComparison.Ordinal), "the save done");
@@ -78,6 +78,35 @@ public sealed class DoctorCommandTests : IAsyncLifetime
         Assert.Equal(0, textExit);
         Assert.Matches(@"^muxwatch doctor: 127\.0\.0\.1:\d+: \d+ warnings, \d+ more findings\n", text);
         Assert.Matches(@"\nwarning persistence     appendfsync always: every write waits for the disk to confirm it\n +→ a slow or busy disk", text);
+    }
+
+    [Fact]
+    public async Task Replication_latency_events_and_memory_near_its_limit_are_found()
+    {
+        // A replica of this server, a spike the latency monitor timed, and maxmemory just above what the data holds.
+        await using var replica = await RedisServer.StartAsync();
+        await replica.CommandAsync("REPLICAOF", "127.0.0.1", _redis.Port.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        await Eventually.UntilAsync(async () => (await replica.CommandAsync("INFO", "replication")).Contains("master_link_status:up", StringComparison.Ordinal), "the replica's link up");
+        await _redis.CommandAsync("CONFIG", "SET", "latency-monitor-threshold", "100");
+        await _redis.CommandAsync("DEBUG", "SLEEP", "0.25");
+        await _redis.CommandAsync("DEBUG", "POPULATE", "20000");
+        var used = long.Parse(System.Text.RegularExpressions.Regex.Match(await _redis.CommandAsync("INFO", "memory"), @"used_memory:(\d+)").Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture);
+        await _redis.CommandAsync("CONFIG", "SET", "maxmemory", (used * 21 / 20).ToString(System.Globalization.CultureInfo.InvariantCulture));
+
+        var (exitCode, output, error) = await DoctorAsync(null, _redis.EndPoint, "--json");
+        var (replicaExit, replicaOutput, _) = await DoctorAsync(null, replica.EndPoint, "--json");
+
+        Assert.True(exitCode == 0, error + output);
+        var role = Assert.Single(Findings(output, "role"));
+        Assert.Matches(@"^primary with 1 replica \(127\.0\.0\.1:\d+ online, lag \d+ s\)$", role.GetProperty("text").GetString());
+        var latency = Assert.Single(Findings(output, "latency"), f => f.GetProperty("text").GetString()!.StartsWith("latency event command:", StringComparison.Ordinal));
+        Assert.True(latency.GetProperty("warning").GetBoolean(), latency.ToString());
+        Assert.Contains("LATENCY DOCTOR", latency.GetProperty("advice").GetString(), StringComparison.Ordinal);
+        var memory = Assert.Single(Findings(output, "memory"));
+        Assert.True(memory.GetProperty("warning").GetBoolean(), memory.ToString());
+        Assert.Matches(@", \d+ keys evicted: \d+% of maxmemory$", memory.GetProperty("text").GetString());
+        Assert.Equal(0, replicaExit);
+        Assert.Matches($@"^replica of 127\.0\.0\.1:{_redis.Port}, link up, last heard \d+ s ago$", Assert.Single(Findings(replicaOutput, "role")).GetProperty("text").GetString());
     }
 
     /// <summary>A client named <c>reporting</c> that asks for a 50 MB value and never reads the reply: the server holds it in the client's output buffer.</summary>

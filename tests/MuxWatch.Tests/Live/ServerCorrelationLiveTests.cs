@@ -168,6 +168,22 @@ public sealed class ServerCorrelationLiveTests : IAsyncLifetime
         });
     }
 
+    [Fact]
+    public async Task The_slow_log_names_muxwatchs_own_connection_and_the_apps_multiplexer_as_such()
+    {
+        // Every command logged: MuxWatch's own polling commands and the app's GETs are in the slow log beside each other.
+        await StartAsync("--slowlog-log-slower-than", "0");
+        await _app!.GetDatabase().StringGetAsync("muxwatch:any");
+        var timeline = _host!.Services.GetRequiredService<MuxWatch.State.ServerTimelines>().Find(_redis!.EndPoint)!;
+
+        IReadOnlyList<SlowCommandGroup> groups = [];
+        await Eventually.UntilAsync(() => (groups = timeline.SlowestCommands(DateTimeOffset.UtcNow)).Any(g => g.ClientName == "muxwatch-poller")
+            && groups.Any(g => g.Command == "GET"), "the poller's commands and the app's GET in the slow log");
+
+        Assert.All(groups.Where(g => g.ClientName == "muxwatch-poller"), g => Assert.Equal("MuxWatch's own polling connection", g.SentBy));
+        Assert.Equal("the watched multiplexer 'app'", groups.First(g => g.Command == "GET").SentBy);
+    }
+
     /// <summary>The name as the server records it: SE.Redis sends its client name without spaces or characters outside printable ASCII.</summary>
     private static string SentName(string clientName) => new([.. clientName.Where(c => c is >= '!' and <= '~')]);
 

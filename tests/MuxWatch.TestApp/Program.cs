@@ -20,6 +20,8 @@
 //                                        connection (200 ms timeouts), the slow log on; output as for stall
 //   MuxWatch.TestApp block <host:port>   an app whose 300 requests block on an async GET (GetAwaiter().GetResult()) on pool threads,
 //                                        on the default pool (500 ms timeouts); output as for stall, with the muxwatch_threadpool_adjustments_total lines
+//   MuxWatch.TestApp busy <host:port>    an app whose 300 work items compute 300 ms each on pool threads (nothing blocked) while it
+//                                        GETs from a thread of its own (500 ms timeouts); output as for block
 using System.Reflection;
 using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
@@ -46,7 +48,7 @@ if (args is ["starve", var watchedEndpoint])
 }
 
 ConnectionMultiplexer? stallingApp = null;
-if (args is ["stall" or "gc" or "huge" or "block", var stallEndpoint, ..])
+if (args is ["stall" or "gc" or "huge" or "block" or "busy", var stallEndpoint, ..])
 {
     // The app's own multiplexer, observed as an app registers it; the probe and the server poll at their defaults.
     builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:01";
@@ -55,7 +57,7 @@ if (args is ["stall" or "gc" or "huge" or "block", var stallEndpoint, ..])
         builder.Configuration["MuxWatch:CorrelationSettleTimeout"] = "00:00:05"; // a dead server is never polled again
     }
 
-    if (args[0] == "block")
+    if (args[0] is "block" or "busy")
     {
         builder.Configuration["MuxWatch:RecentTimeoutCapacity"] = "1000"; // every one of the burst's timeouts listed
     }
@@ -85,6 +87,7 @@ var exitCode = args switch
     ["gc", var endpoint] => await GcPauseAsync(host.Services, stallingApp!, endpoint, registry),
     ["huge", var endpoint] => await HugeValueAsync(host.Services, stallingApp!, endpoint, registry),
     ["block", var endpoint] => await BlockOnTasksAsync(host.Services, stallingApp!, endpoint, registry),
+    ["busy", var endpoint] => await KeepThePoolBusyAsync(host.Services, stallingApp!, endpoint, registry),
     _ => 2,
 };
 await host.StopAsync();
@@ -491,6 +494,54 @@ static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMu
     // Waited on a thread of its own: the pool is the thing starved.
     await Task.Factory.StartNew(() => done.Wait(TimeSpan.FromMinutes(2)), TaskCreationOptions.LongRunning);
     return await ReportAsync(services, Volatile.Read(ref thrown), registry, "muxwatch_threadpool_adjustments_total");
+}
+
+static async Task<int> KeepThePoolBusyAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, CollectorRegistry registry)
+{
+    // An app like a user's whose requests compute on pool threads (CPU-bound, nothing blocked): 300 work items of
+    // 300 ms of computing each on the default pool (2 cores: minimum 2), while its GETs (500 ms timeouts) need a pool
+    // thread to have their replies processed.
+    await app.GetDatabase().StringSetAsync("muxwatch:cart", "value");
+    var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
+    await WaitAsync(() => timelines.Find(endpoint)?.Status().WitnessAnsweredAt is not null);
+
+    using var done = new CountdownEvent(300);
+    for (var i = 0; i < 300; i++)
+    {
+        ThreadPool.UnsafeQueueUserWorkItem(_ =>
+        {
+            var computing = System.Diagnostics.Stopwatch.StartNew();
+            var sum = 0L;
+            while (computing.ElapsedMilliseconds < 300)
+            {
+                sum += computing.ElapsedTicks % 7; // work, not a wait
+            }
+
+            GC.KeepAlive(sum);
+            done.Signal();
+        }, null);
+    }
+
+    // The app's calls, from a thread of its own (the pool is the thing kept busy), until the busy work is done.
+    var db = app.GetDatabase();
+    var thrown = 0;
+    var caller = new Thread(() =>
+    {
+        while (!done.IsSet)
+        {
+            try
+            {
+                db.StringGet("muxwatch:cart");
+            }
+            catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
+            {
+                thrown++;
+            }
+        }
+    });
+    caller.Start();
+    await Task.Factory.StartNew(() => { done.Wait(TimeSpan.FromMinutes(2)); caller.Join(); }, TaskCreationOptions.LongRunning);
+    return await ReportAsync(services, thrown, registry, "muxwatch_threadpool_adjustments_total");
 }
 
 // Every timeout of the app's own calls recorded and settled; printed as JSON lines, then "thrown: N" and the counters

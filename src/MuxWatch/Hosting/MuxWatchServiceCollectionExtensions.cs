@@ -65,6 +65,7 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<ITimeoutStep, MessageRulesStep>();
         services.AddSingleton<ServerTimelines>();
         services.AddSingleton<ITimeoutStep, ServerCorrelationStep>();
+        services.AddSingleton<ITimeoutStep, RuntimeReasonStep>(); // after the correlation: the runtime's word beside a starvation that stood
         services.AddSingleton<ITimeoutStep, HugeKeyStep>(); // after the correlation: it names the key of a large-payload it settled on
         services.AddSingleton(sp => new RecentTimeouts(sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.RecentTimeoutCapacity));
         services.AddSingleton<TimeoutCounts>();

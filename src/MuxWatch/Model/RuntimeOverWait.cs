@@ -21,6 +21,25 @@ internal sealed record RuntimeOverWait(double WaitMs, double GcPauseMs, double C
     /// </summary>
     public double GcPauseBeforeMs { get; init; }
 
+    /// <summary>
+    /// Times the runtime added pool threads over the wait because pool threads blocked waiting on tasks (its
+    /// <c>CooperativeBlocking</c> reason: sync over async); 0 when it did not, or its events are not heard.
+    /// </summary>
+    public int BlockingAdjustments { get; init; }
+
+    /// <summary>
+    /// Times the runtime adjusted the pool over the wait for any other reason (queued work made no progress, its hill
+    /// climbing): that it did shows its events were heard; that none was for threads blocked on tasks, that the pool's
+    /// threads were busy or blocked on something other than a task.
+    /// </summary>
+    public int OtherAdjustments { get; init; }
+
+    /// <summary>
+    /// True once this process has heard any of the runtime's thread-pool adjustments (it makes some from the start):
+    /// its events arrive, so none for threads blocked on tasks over a wait means none happened.
+    /// </summary>
+    public bool RuntimeEventsHeard { get; init; }
+
     /// <summary>The share of the wait spent in GC pauses, 0 to 1.</summary>
     public double GcPauseShare => WaitMs <= 0 ? 0 : Math.Min(1, GcPauseMs / WaitMs);
 

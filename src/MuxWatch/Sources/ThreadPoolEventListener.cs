@@ -1,6 +1,7 @@
 using System.Diagnostics.Tracing;
 using MuxWatch.Export;
 using MuxWatch.Model;
+using MuxWatch.State;
 
 namespace MuxWatch.Sources;
 
@@ -26,7 +27,7 @@ internal sealed class ThreadPoolEventListener : EventListener
     // constructor's body runs, and an event may arrive then.
     private volatile Sink? _sink;
 
-    public ThreadPoolEventListener(MuxWatchMetrics metrics) => _sink = new Sink(metrics);
+    public ThreadPoolEventListener(MuxWatchMetrics metrics, RuntimeHistory history, TimeProvider time) => _sink = new Sink(metrics, history, time);
 
     protected override void OnEventSourceCreated(EventSource eventSource)
     {
@@ -54,8 +55,13 @@ internal sealed class ThreadPoolEventListener : EventListener
         sink.Adjusted((ThreadPoolAdjustmentReason)reason);
     }
 
-    private sealed class Sink(MuxWatchMetrics metrics)
+    /// <summary>Counted for the export, and kept with its time for the diagnosis (what the runtime did while a request waited).</summary>
+    private sealed class Sink(MuxWatchMetrics metrics, RuntimeHistory history, TimeProvider time)
     {
-        public void Adjusted(ThreadPoolAdjustmentReason reason) => metrics.RecordThreadPoolAdjustment(reason);
+        public void Adjusted(ThreadPoolAdjustmentReason reason)
+        {
+            metrics.RecordThreadPoolAdjustment(reason);
+            history.AddAdjustment(time.GetUtcNow(), reason);
+        }
     }
 }

@@ -20,6 +20,12 @@ internal sealed class RuntimeHistory
     /// <summary>How often the dedicated thread samples (<c>WitnessThread.Tick</c>).</summary>
     internal static readonly TimeSpan Tick = TimeSpan.FromMilliseconds(100);
 
+    /// <summary>Thread-pool adjustments kept: the runtime makes a few a second at most.</summary>
+    internal const int AdjustmentCapacity = 512;
+
+    private readonly (DateTimeOffset Time, ThreadPoolAdjustmentReason Reason)[] _adjustments = new (DateTimeOffset, ThreadPoolAdjustmentReason)[AdjustmentCapacity];
+    private int _adjustmentCount;
+    private int _nextAdjustment;
     private readonly Sample[] _samples = new Sample[Capacity];
     private readonly Lock _gate = new();
     private int _count;
@@ -33,6 +39,17 @@ internal sealed class RuntimeHistory
             _samples[_next] = new Sample(time, gcPauseMs, cpuMs, lateWakeMs);
             _next = (_next + 1) % Capacity;
             _count = Math.Min(_count + 1, Capacity);
+        }
+    }
+
+    /// <summary>Keeps one of the runtime's thread-pool adjustments (its reason), heard at <paramref name="time"/>.</summary>
+    public void AddAdjustment(DateTimeOffset time, ThreadPoolAdjustmentReason reason)
+    {
+        lock (_gate)
+        {
+            _adjustments[_nextAdjustment] = (time, reason);
+            _nextAdjustment = (_nextAdjustment + 1) % AdjustmentCapacity;
+            _adjustmentCount = Math.Min(_adjustmentCount + 1, AdjustmentCapacity);
         }
     }
 
@@ -92,8 +109,26 @@ internal sealed class RuntimeHistory
                 cores)
             {
                 GcPauseBeforeMs = before is { } earlier ? Math.Max(0, first.GcPauseMs - earlier.GcPauseMs) : 0,
+                BlockingAdjustments = AdjustmentsLocked(from, to, blocking: true),
+                OtherAdjustments = AdjustmentsLocked(from, to, blocking: false),
+                RuntimeEventsHeard = _adjustmentCount > 0,
             };
         }
+    }
+
+    /// <summary>The adjustments in [<paramref name="from"/>, <paramref name="to"/>] for threads blocked on tasks, or for any other reason.</summary>
+    private int AdjustmentsLocked(DateTimeOffset from, DateTimeOffset to, bool blocking)
+    {
+        var count = 0;
+        for (var i = 0; i < _adjustmentCount; i++)
+        {
+            if ((_adjustments[i].Reason == ThreadPoolAdjustmentReason.CooperativeBlocking) == blocking && _adjustments[i].Time >= from && _adjustments[i].Time <= to)
+            {
+                count++;
+            }
+        }
+
+        return count;
     }
 
     private readonly record struct Sample(DateTimeOffset Time, double GcPauseMs, double CpuMs, double LateWakeMs);

@@ -165,7 +165,35 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
         var run = StallRun.Parse(output);
 
         Assert.True(run.Metrics.Value("muxwatch_threadpool_adjustments_total", ("reason", "cooperative-blocking")) > 0, error + run.Metrics.Text);
-        Assert.All(run.Timeouts.Where(t => t.GetProperty("kind").GetString() != "connection-failure"), t => Assert.True(t.GetProperty("cause").GetString() == "thread-pool-starvation", t.ToString()));
+        var starved = run.Timeouts.Where(t => t.GetProperty("kind").GetString() != "connection-failure").ToList();
+        Assert.NotEmpty(starved);
+        Assert.All(starved, t =>
+        {
+            Assert.True(t.GetProperty("cause").GetString() == "thread-pool-starvation", t.ToString());
+            // The runtime's word, read by the diagnosis: blocked on tasks, so the advice is about sync over async.
+            Assert.True(Lines(t).Any(line => System.Text.RegularExpressions.Regex.IsMatch(line,
+                @"^thread-pool-starvation: the runtime added pool threads (once|\d+ times) while the request waited because pool threads were blocked on tasks")), t.ToString());
+            Assert.StartsWith("The runtime saw pool threads blocked on tasks: find the sync-over-async call", t.GetProperty("advice").GetString(), StringComparison.Ordinal);
+        });
+    }
+
+    [Fact]
+    public async Task A_pool_kept_busy_by_computing_is_starvation_the_runtime_says_was_not_blocking_on_tasks()
+    {
+        // 300 work items compute on pool threads, nothing blocked: the runtime reports no thread blocked on a task,
+        // and MuxWatch says the threads were busy (and not "sync over async").
+        var (_, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.TestApp", ["busy", _redis.EndPoint]));
+        var run = StallRun.Parse(output);
+
+        var starved = run.Timeouts.Where(t => t.GetProperty("cause").GetString() == "thread-pool-starvation").ToList();
+        Assert.True(starved.Count > 0, error + output);
+        Assert.All(starved, t =>
+        {
+            Assert.DoesNotContain(Lines(t), line => line.Contains("blocked on tasks (its CooperativeBlocking", StringComparison.Ordinal));
+            Assert.Contains(Lines(t), line => line.StartsWith("thread-pool-starvation: the runtime reported no pool thread blocked on a task while the request waited", StringComparison.Ordinal)
+                && line.EndsWith("the threads were busy (CPU-bound work) or blocked on something other than a task (locks, synchronous I/O, Thread.Sleep)", StringComparison.Ordinal));
+            Assert.StartsWith("The pool's threads were busy, not blocked on tasks", t.GetProperty("advice").GetString(), StringComparison.Ordinal);
+        });
     }
 
     private static List<string> Lines(JsonElement timeout) => [.. timeout.GetProperty("evidence").EnumerateArray().Select(e => e.GetString()!)];

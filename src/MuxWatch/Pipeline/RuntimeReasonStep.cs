@@ -1,0 +1,50 @@
+using System.Globalization;
+using MuxWatch.Model;
+
+namespace MuxWatch.Pipeline;
+
+/// <summary>
+/// Adds the runtime's own word to a timeout settled as <c>thread-pool-starvation</c>: how many times the pool added
+/// threads while the request waited because pool threads blocked on tasks (sync over async), or that it adjusted the
+/// pool then and never for that (CPU-bound work, or blocking on locks, synchronous I/O, sleeps).
+/// </summary>
+/// <remarks>
+/// It names no cause and weighs nothing: run after the correlation, on the cause that stood. The runtime blocks
+/// on tasks whenever the app does, also while a stalled server holds every reply (measured: the sidecar's slow
+/// command, a sample app), so as evidence of a cause it would have outranked the server; beside a starvation that
+/// stood, it says which kind, and the advice follows it. In-process only (<see cref="RuntimeOverWait"/>).
+/// </remarks>
+internal sealed class RuntimeReasonStep : ITimeoutStep
+{
+    public TimeoutStepStage Stage => TimeoutStepStage.Correlate;
+
+    public void Apply(TimeoutContext timeout)
+    {
+        if (timeout.Diagnosis is not { Cause: TimeoutCause.ThreadPoolStarvation } diagnosis || timeout.Runtime is not { } runtime
+            || (runtime.BlockingAdjustments == 0 && !runtime.RuntimeEventsHeard))
+        {
+            return;
+        }
+
+        var (text, advice) = runtime.BlockingAdjustments > 0
+            ? (string.Create(CultureInfo.InvariantCulture,
+                $"the runtime added pool threads {Times(runtime.BlockingAdjustments)} while the request waited because pool threads were blocked on tasks (its CooperativeBlocking reason: sync over async)"),
+               "The runtime saw pool threads blocked on tasks: find the sync-over-async call (.Result, .Wait(), GetAwaiter().GetResult() on an async method) and await it instead. ")
+            : (string.Create(CultureInfo.InvariantCulture,
+                $"the runtime reported no pool thread blocked on a task while the request waited (it reports each as it happens; {Times(runtime.OtherAdjustments)} it adjusted the pool for other reasons): the threads were busy (CPU-bound work) or blocked on something other than a task (locks, synchronous I/O, Thread.Sleep)"),
+               "The pool's threads were busy, not blocked on tasks: look for CPU-bound work or synchronous waits (locks, file or network I/O, Thread.Sleep) on pool threads. ");
+        var line = new Evidence(EvidenceRole.Finding, TimeoutCause.ThreadPoolStarvation, diagnosis.WeightOf(TimeoutCause.ThreadPoolStarvation), text)
+        {
+            Fields = ["runtime:ThreadPoolWorkerThreadAdjustment"],
+        };
+        var at = diagnosis.Evidence.ToList().FindIndex(e => e.Cause == TimeoutCause.ThreadPoolStarvation) is var found and >= 0 ? found + 1 : 0;
+        timeout.Diagnosis = diagnosis with { Evidence = [.. diagnosis.Evidence.Take(at), line, .. diagnosis.Evidence.Skip(at)], Advice = advice + diagnosis.Advice };
+    }
+
+    private static string Times(int count) => count switch
+    {
+        0 => "never",
+        1 => "once",
+        _ => string.Create(CultureInfo.InvariantCulture, $"{count} times"),
+    };
+}

@@ -18,10 +18,10 @@ public sealed class HostileKeySizeTests
     private static byte[] Slowlog(string key) => Encoding.UTF8.GetBytes(string.Create(CultureInfo.InvariantCulture,
         $"*1\r\n*6\r\n:4\r\n:{LoggedAt}\r\n:1500000\r\n*2\r\n$3\r\nGET\r\n${Encoding.UTF8.GetByteCount(key)}\r\n{key}\r\n$15\r\n127.0.0.1:50000\r\n$3\r\napp\r\n"));
 
-    /// <summary>A 2.x timeout of a small GET queued behind 900 KB of reply, caught half a second after the slow GET was logged.</summary>
+    /// <summary>A 2.x timeout of a small GET queued behind 900 KB of reply (no next: field naming a key), caught half a second after the slow GET was logged.</summary>
     private static async Task<JsonElement> PostAndSettleAsync(InMemorySidecar sidecar, string endpoint)
     {
-        var message = $"Timeout performing GET cart:small (1000ms), next: GET cart:small, inst: 0, qu: 0, qs: 2, aw: False, rs: ReadAsync, ws: Idle, in: 900000, in-pipe: 0, serverEndpoint: {endpoint}, mc: 1/1/0, IOCP: (Busy=0,Free=1000,Min=2,Max=1000), WORKER: (Busy=1,Free=32766,Min=2,Max=32767), v: 2.6.90.64945";
+        var message = $"Timeout performing GET cart:small (1000ms), inst: 0, qu: 0, qs: 2, aw: False, rs: ReadAsync, ws: Idle, in: 900000, in-pipe: 0, serverEndpoint: {endpoint}, mc: 1/1/0, IOCP: (Busy=0,Free=1000,Min=2,Max=1000), WORKER: (Busy=1,Free=32766,Min=2,Max=32767), v: 2.6.90.64945";
         var line = JsonSerializer.Serialize(new { message, time = DateTimeOffset.FromUnixTimeSeconds(LoggedAt).AddSeconds(0.5) });
         using (var response = await sidecar.Client.PostAsync(new Uri("/api/timeouts", UriKind.Relative), new StringContent(line, Encoding.UTF8, "application/x-ndjson")))
         {
@@ -66,6 +66,24 @@ public sealed class HostileKeySizeTests
         Assert.Equal("large-payload", timeout.GetProperty("cause").GetString());
         Assert.Contains($"large-payload: the huge value is cart:9f3 (the slow log's GET, #4) (its size unknown: {reason})", Lines(timeout));
         Assert.Equal(JsonValueKind.Null, (await PollingAsync(sidecar, hostile.EndPoint)).GetProperty("lastPollError").ValueKind); // the polls stood
+    }
+
+    [Fact]
+    public async Task A_key_size_answered_slowly_is_said_unanswered_and_polling_goes_on()
+    {
+        // MEMORY USAGE answered after 3 s, past the poll's timeout (1 s): the reason is said, and later polls read the server again.
+        await using var hostile = HostileRedis.Start(
+            command => command is ["SLOWLOG", "GET", ..] ? Slowlog("cart:9f3") : command is ["MEMORY", "USAGE", ..] ? ":1000\r\n"u8.ToArray() : null,
+            command => command is ["MEMORY", ..] ? TimeSpan.FromSeconds(3) : TimeSpan.Zero);
+        await using var sidecar = InMemorySidecar.Probing(("hostile", hostile.EndPoint));
+        await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_server_last_poll_success_timestamp_seconds") > 0, "the first complete poll");
+
+        var timeout = await PostAndSettleAsync(sidecar, hostile.EndPoint);
+
+        Assert.Contains("large-payload: the huge value is cart:9f3 (the slow log's GET, #4) (its size unknown: MEMORY USAGE was not answered within the poll's timeout)", Lines(timeout));
+        var answeredAfter = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() / 1000.0;
+        await Eventually.UntilAsync(async () => (await MetricsText.ScrapeAsync(sidecar.Client)).Value("muxwatch_server_last_poll_success_timestamp_seconds") > answeredAfter,
+            "a poll reading the server again", TimeSpan.FromSeconds(30));
     }
 
     [Fact]

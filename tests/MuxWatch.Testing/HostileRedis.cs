@@ -26,12 +26,14 @@ public sealed class HostileRedis : IAsyncDisposable
     private readonly List<TcpClient> _clients = [];
     private readonly Lock _lock = new();
     private readonly Func<IReadOnlyList<string>, byte[]?> _answer;
+    private readonly Func<IReadOnlyList<string>, TimeSpan>? _delay;
     private readonly Task _accepting;
     private int _commands;
 
-    private HostileRedis(Func<IReadOnlyList<string>, byte[]?> answer)
+    private HostileRedis(Func<IReadOnlyList<string>, byte[]?> answer, Func<IReadOnlyList<string>, TimeSpan>? delay = null)
     {
         _answer = answer;
+        _delay = delay;
         _listener.Start();
         _accepting = AcceptAsync();
     }
@@ -47,6 +49,9 @@ public sealed class HostileRedis : IAsyncDisposable
     /// and returns the raw reply to send, or null for the quiet server's own answer.
     /// </summary>
     public static HostileRedis Start(Func<IReadOnlyList<string>, byte[]?> answer) => new(answer);
+
+    /// <summary>As <see cref="Start(Func{IReadOnlyList{string}, byte[]?})"/>, each reply sent after <paramref name="delay"/> of its command (a slow server: the connection's next commands wait behind it).</summary>
+    public static HostileRedis Start(Func<IReadOnlyList<string>, byte[]?> answer, Func<IReadOnlyList<string>, TimeSpan> delay) => new(answer, delay);
 
     /// <summary>A bulk string reply.</summary>
     public static byte[] Bulk(string text)
@@ -121,6 +126,11 @@ public sealed class HostileRedis : IAsyncDisposable
             {
                 Interlocked.Increment(ref _commands);
                 var reply = _answer(command) ?? Quiet(command);
+                if (_delay?.Invoke(command) is { } wait && wait > TimeSpan.Zero)
+                {
+                    await Task.Delay(wait, _stopping.Token).ConfigureAwait(false); // the slowness being induced, not a wait for a condition
+                }
+
                 await stream.WriteAsync(reply, _stopping.Token).ConfigureAwait(false);
             }
         }

@@ -97,8 +97,10 @@ internal sealed class HugeKeyStep(ServerTimelines? timelines, TimeProvider time,
         // the head of the queue, the one every request behind it waited for.
         foreach (var field in (string[])["active", "next"])
         {
+            // Not the timed-out command's own key: a client may name the command itself there, which says nothing of
+            // what it waited behind.
             if (report.Field(field)?.ToString() is { } text && text.Split(' ', 2, StringSplitOptions.TrimEntries) is [var name, var fieldKey]
-                && TimelineCorrelation.SingleValueCommands.Contains(name) && Measurable(fieldKey))
+                && TimelineCorrelation.SingleValueCommands.Contains(name) && Measurable(fieldKey) && fieldKey != report.Key)
             {
                 return (fieldKey, $"the message's {field}: {name.ToUpperInvariant()}");
             }

@@ -31,7 +31,7 @@ internal sealed class RuntimeReasonStep : ITimeoutStep
                 $"the runtime added pool threads {Times(runtime.BlockingAdjustments)} while the request waited because pool threads were blocked on tasks (its CooperativeBlocking reason: sync over async)"),
                "The runtime saw pool threads blocked on tasks: find the sync-over-async call (.Result, .Wait(), GetAwaiter().GetResult() on an async method) and await it instead. ")
             : (string.Create(CultureInfo.InvariantCulture,
-                $"the runtime reported no pool thread blocked on a task while the request waited (it reports each as it happens; {Times(runtime.OtherAdjustments)} it adjusted the pool for other reasons): the threads were busy (CPU-bound work) or blocked on something other than a task (locks, synchronous I/O, Thread.Sleep)"),
+                $"the runtime reported no pool thread blocked on a task while the request waited (it reports each as it happens{(runtime.OtherAdjustments > 0 ? $"; it adjusted the pool {Times(runtime.OtherAdjustments)} for other reasons" : string.Empty)}): the threads were busy (CPU-bound work) or blocked on something other than a task (locks, synchronous I/O, Thread.Sleep)"),
                "The pool's threads were busy, not blocked on tasks: look for CPU-bound work or synchronous waits (locks, file or network I/O, Thread.Sleep) on pool threads. ");
         var line = new Evidence(EvidenceRole.Finding, TimeoutCause.ThreadPoolStarvation, diagnosis.WeightOf(TimeoutCause.ThreadPoolStarvation), text)
         {
@@ -41,10 +41,5 @@ internal sealed class RuntimeReasonStep : ITimeoutStep
         timeout.Diagnosis = diagnosis with { Evidence = [.. diagnosis.Evidence.Take(at), line, .. diagnosis.Evidence.Skip(at)], Advice = advice + diagnosis.Advice };
     }
 
-    private static string Times(int count) => count switch
-    {
-        0 => "never",
-        1 => "once",
-        _ => string.Create(CultureInfo.InvariantCulture, $"{count} times"),
-    };
+    private static string Times(int count) => count == 1 ? "once" : string.Create(CultureInfo.InvariantCulture, $"{count} times");
 }

@@ -10,14 +10,15 @@ using StackExchange.Redis;
 namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>
-/// Polls one endpoint with the client's typed calls (<c>INFO</c>, whose default sections hold server,
-/// persistence and stats; <c>LATENCY LATEST</c>; <c>SLOWLOG GET</c>; <c>LATENCY HISTORY fork</c> when a new
-/// fork shows; on a cluster node <c>CLUSTER INFO</c>, and <c>CLUSTER NODES</c> when its node count changes; once a minute <c>CONFIG GET latency-monitor-threshold</c> and <c>TIME</c>) and hands what it read to its <see cref="ServerStateTracker"/>.
+/// Polls one endpoint with the client's typed calls (<c>INFO</c>; <c>LATENCY LATEST</c>; <c>SLOWLOG GET</c>; <c>LATENCY HISTORY fork</c>
+/// when a new fork shows; on a cluster node <c>CLUSTER INFO</c>, and <c>CLUSTER NODES</c> when its node count changes; once a minute
+/// <c>CONFIG GET latency-monitor-threshold</c> and <c>TIME</c>; <c>MEMORY USAGE</c> of a key the diagnosis asks about) and hands what it
+/// read to its <see cref="ServerStateTracker"/>.
 /// </summary>
 /// <remarks>
-/// The commands are sent one after another, each once the one before was answered and its size
-/// checked (<see cref="ReplyLimits"/>), all within the one poll timeout. A command the endpoint refuses (an ACL without it, a renamed command) is reported and the
-/// others still count; a timeout or a lost connection fails the poll as a whole.
+/// The commands are sent one after another, each once the one before was answered and its size checked (<see cref="ReplyLimits"/>), all
+/// within the one poll timeout. A command the endpoint refuses (an ACL, a renamed command) is reported and the others still count; a
+/// timeout or a lost connection fails the poll as a whole.
 /// </remarks>
 internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline timeline, MuxWatchMetrics metrics, TimeProvider time, SlowlogSenders? senders = null)
 {
@@ -37,6 +38,8 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
 
     private readonly ServerStateTracker _tracker = new(timeline, metrics);
     private int _inFlight;
+    private readonly Lock _applying = new();
+    private bool _retired;
     private DateTimeOffset _lastStart = DateTimeOffset.MinValue;
 
     /// <summary>Zero, or how long polling waits after an oversized reply (one poll in flight at a time reads and writes it).</summary>
@@ -61,9 +64,8 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
     /// <summary>What the poll under way dropped as not believable (one poll in flight at a time reads and writes it).</summary>
     private List<string> _dropped = [];
 
-    /// <summary>Starts a poll when one is due (on the <see cref="Cadence"/>, or a whole back-off after an oversized reply) and none is in flight.</summary>
     private long _clientTimeoutTicks = -1;
-    private DateTimeOffset _lastKeySize = DateTimeOffset.MinValue;
+    private readonly KeySizeReader.Pace _keySizes = new();
 
     /// <summary>The smallest timeout of the multiplexers watching the endpoint, set by the probe each cycle (read by a poll on another thread).</summary>
     public TimeSpan? ClientTimeout
@@ -72,10 +74,19 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         set => Interlocked.Exchange(ref _clientTimeoutTicks, value?.Ticks ?? -1);
     }
 
+    /// <summary>The endpoint is no longer watched: a poll still in flight is dropped when it ends; once this returns, none writes again.</summary>
+    public void Retire()
+    {
+        lock (_applying)
+        {
+            _retired = true;
+        }
+    }
+
+    /// <summary>Starts a poll when one is due (on the <see cref="Cadence"/>, or a whole back-off after an oversized reply) and none is in flight.</summary>
     public void StartIfDue(DateTimeOffset now, IConnectionMultiplexer connection, EndPoint endpoint, MuxWatchOptions settings, CancellationToken stopping)
     {
-        // After an oversized reply, a whole back-off from the last start (10% slack: the loop's ticks are not
-        // exact); otherwise on the cadence the PINGs share, so that both wake the app's pool once.
+        // After an oversized reply, a whole back-off from the last start (10% slack for the loop's ticks); else the PINGs' cadence (one wake of the pool).
         var due = _backoff > TimeSpan.Zero
             ? now - _lastStart >= Max(_backoff, settings.ServerPollInterval) * 0.9
             : Cadence.InNewSlot(_lastStart, now, timeline.PollSoon ? Min(settings.ServerPollInterval, Max(settings.ProbeInterval, BusyInterval)) : settings.ServerPollInterval);
@@ -95,7 +106,14 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             using (ProbeScope.Enter())
             {
                 var result = await ReadAsync(connection, endpoint, timeout, keySizes, stopping).ConfigureAwait(false);
-                if (_tracker.Apply(result))
+                bool applied;
+                lock (_applying)
+                {
+                    // A poll that ends after its endpoint was dropped would write its series again, for good.
+                    applied = !_retired && _tracker.Apply(result);
+                }
+
+                if (applied)
                 {
                     timelines.RaisePolled(timeline); // the correlator settles what waited for this poll
                 }
@@ -134,19 +152,17 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         {
             if (server.GetCounters().Interactive.SocketCount == 0)
             {
-                // A node the polling connection learnt of (from a cluster's node list) is connected by the
-                // client only once a command goes there: this PING is that command, observed, never awaited.
+                // A node learnt of from a cluster's node list is connected only once a command goes there: this PING, never awaited.
                 FireAndForget.Observe(server.PingAsync());
             }
 
             return Failed(name, started, "connection", "the polling connection is not connected");
         }
 
-        // One command at a time, each sent once the one before was answered and measured: a hostile
-        // server can make any reply megabytes, and the client buffers every pipelined reply whole, so only
-        // one reply is ever in flight per endpoint. Few commands, so few round trips: one INFO (its default
-        // sections hold server, persistence and stats), LATENCY LATEST (while the latency monitor is on) and
-        // SLOWLOG GET each poll; the latency threshold and the server's clock, which seldom change, once a minute.
+        // One command at a time, each sent once the one before was answered and measured: a hostile server can make any
+        // reply megabytes, and the client buffers every pipelined reply whole, so only one reply is ever in flight per
+        // endpoint. Few commands, so few round trips: INFO (its default sections), LATENCY LATEST (while the latency
+        // monitor is on) and SLOWLOG GET each poll; the latency threshold and the server's clock once a minute.
         var refused = new List<string>();
         var dropped = _dropped = [];
         var sent = new List<Task>();
@@ -173,8 +189,8 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 clusterInfo = ReplyLimits.ParseInfo(clusterText.Length <= ReplyLimits.MaxInfoChars ? clusterText : throw new OversizedReplyException("CLUSTER INFO", clusterText.Length, ReplyLimits.MaxInfoChars), new Dictionary<string, string>(StringComparer.Ordinal));
             }
 
-            // Which nodes the cluster has, to follow a node's removal (the client, which never forgets a
-            // server, still holds it): read when the node's count of known nodes changes, and once a minute.
+            // Which nodes the cluster has, to follow a node's removal (the client never forgets a server): read when
+            // the node's count of known nodes changes, and once a minute.
             List<string>? members = null;
             if (clusterInfo is not null
                 && (clusterInfo.GetValueOrDefault("cluster_known_nodes") != _knownNodes || started - _membersRead >= SeldomInterval)
@@ -200,9 +216,8 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 _seldomRead = started;
             }
 
-            // LATENCY LATEST only where the latency monitor records (latency-monitor-threshold above 0, or
-            // not known): off, as Redis ships, it has nothing new to say, and each command of a poll is a round
-            // trip that wakes the app's thread pool (most of what polling costs an idle app, docs/benchmarks.md).
+            // LATENCY LATEST only where the latency monitor records (its threshold above 0, or not known): off, as Redis ships,
+            // it has nothing new to say, and each command is a round trip that wakes the app's pool (docs/benchmarks.md).
             var latest = _threshold is 0 ? null
                 : Bounded(await Answer(Send(sent, server.LatencyLatestAsync()), "latency", refused, deadline, stopping).ConfigureAwait(false), "LATENCY LATEST", ReplyLimits.MaxLatencyEntries);
 
@@ -216,13 +231,8 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             var slowlogReply = await Answer(Send(sent, server.ExecuteAsync("SLOWLOG", "GET", SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false);
             var entries = slowlogReply is null ? null : SlowlogReply.Read(slowlogReply, SlowlogBatch, dropped, senders is null ? null : senders.KnownAs);
             // The key a large-payload diagnosis asked about (MEMORY USAGE), one at most, rate-limited per endpoint.
-            KeySize[] sizes = [];
-            if (keySizes && time.GetUtcNow() - _lastKeySize >= KeySizeReader.Interval && timeline.KeySizes.TakeWanted() is { } key)
-            {
-                _lastKeySize = time.GetUtcNow();
-                sizes = [await KeySizeReader.ReadAsync(server, key, Remaining(deadline), time, stopping).ConfigureAwait(false)];
-            }
-
+            KeySize[] sizes = keySizes && _keySizes.Due(time.GetUtcNow()) && timeline.KeySizes.TakeWanted() is { } key
+                ? [await KeySizeReader.ReadAsync(server, key, Remaining(deadline), time, stopping).ConfigureAwait(false)] : [];
             refused.AddRange(_seldomRefused);
             var threshold = _threshold;
 

@@ -14,6 +14,24 @@ internal static class KeySizeReader
     /// <summary>The least time between two keys measured on one endpoint.</summary>
     public static readonly TimeSpan Interval = TimeSpan.FromSeconds(5);
 
+    /// <summary>One endpoint's pace: at most one key every <see cref="Interval"/>.</summary>
+    public sealed class Pace
+    {
+        private DateTimeOffset _last = DateTimeOffset.MinValue;
+
+        /// <summary>True (and the time noted) when a key may be asked about at <paramref name="now"/>.</summary>
+        public bool Due(DateTimeOffset now)
+        {
+            if (now - _last < Interval)
+            {
+                return false;
+            }
+
+            _last = now;
+            return true;
+        }
+    }
+
     /// <summary>The most of a server's refusal kept in the reason.</summary>
     private const int MaxReasonChars = 120;
 

@@ -155,7 +155,11 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         // polled, witnessed, kept or exported.
         foreach (var endpoint in _pollers.Keys.Where(e => !watchedEndpoints.Contains(e)).ToList())
         {
-            _pollers.TryRemove(endpoint, out _);
+            if (_pollers.TryRemove(endpoint, out var retired))
+            {
+                retired.Retire(); // before its series go: a poll in flight must not bring them back
+            }
+
             _timelines.Remove(endpoint);
             _metrics.RemoveServerEndpoint(endpoint);
         }

@@ -229,7 +229,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             }
             // Read raw, entry by entry (SlowlogReply says why): one absurd entry is dropped, not the whole poll.
             var slowlogReply = await Answer(Send(sent, server.ExecuteAsync("SLOWLOG", "GET", SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false);
-            var entries = slowlogReply is null ? null : SlowlogReply.Read(slowlogReply, SlowlogBatch, dropped, senders is null ? null : senders.KnownAs);
+            var entries = slowlogReply is null ? null : SlowlogReply.Read(slowlogReply, SlowlogBatch, dropped, senders is null ? null : name => senders.KnownAs(name, timeline.Endpoint));
             // The key a large-payload diagnosis asked about (MEMORY USAGE), one at most, rate-limited per endpoint.
             KeySize[] sizes = keySizes && _keySizes.Due(time.GetUtcNow()) && timeline.KeySizes.TakeWanted() is { } key
                 ? [await KeySizeReader.ReadAsync(server, key, Remaining(deadline), time, stopping).ConfigureAwait(false)] : [];

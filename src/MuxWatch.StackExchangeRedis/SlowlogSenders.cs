@@ -13,8 +13,12 @@ internal sealed class SlowlogSenders(WatchedMultiplexers multiplexers)
     /// <summary>The most multiplexers named in one answer; more share the name and are counted.</summary>
     private const int MaxNamed = 3;
 
-    /// <summary>How MuxWatch knows the client named <paramref name="clientName"/>; null when it does not.</summary>
-    public string? KnownAs(string? clientName)
+    /// <summary>
+    /// How MuxWatch knows the client named <paramref name="clientName"/> that sent a command to
+    /// <paramref name="endpoint"/>; null when it does not. Only multiplexers connected to that server are
+    /// candidates: an app's multiplexers to other servers often share the client's default name.
+    /// </summary>
+    public string? KnownAs(string? clientName, string endpoint)
     {
         if (string.IsNullOrEmpty(clientName))
         {
@@ -26,7 +30,7 @@ internal sealed class SlowlogSenders(WatchedMultiplexers multiplexers)
             return "MuxWatch's own polling connection";
         }
 
-        var matches = multiplexers.All.Where(w => w.Multiplexer is { } multiplexer && SentName(multiplexer) == clientName).ToList();
+        var matches = multiplexers.All.Where(w => w.Multiplexer is { } multiplexer && SentName(multiplexer) == clientName && w.HasEndpoint(endpoint)).ToList();
         if (matches.Count == 0)
         {
             return clientName == OwnedConnection.ClientName ? "MuxWatch's own connection" : null;

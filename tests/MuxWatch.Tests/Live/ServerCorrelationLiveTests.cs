@@ -17,6 +17,8 @@ public sealed class ServerCorrelationLiveTests : IAsyncLifetime
     private RedisServer? _redis;
     private ConnectionMultiplexer? _app;
     private IHost? _host;
+    private RedisServer? _elsewhere;
+    private ConnectionMultiplexer? _elsewhereApp;
 
     public ServerCorrelationLiveTests() => TestThreadPool.EnsureRoomy();
 
@@ -39,6 +41,12 @@ public sealed class ServerCorrelationLiveTests : IAsyncLifetime
         {
             await _redis.DisposeAsync();
         }
+
+        if (_elsewhereApp is not null)
+        {
+            await _elsewhereApp.DisposeAsync();
+            await _elsewhere!.DisposeAsync();
+        }
     }
 
     private async Task StartAsync(params string[] redisArguments)
@@ -52,7 +60,12 @@ public sealed class ServerCorrelationLiveTests : IAsyncLifetime
         builder.Configuration["MuxWatch:ServerPollInterval"] = "00:00:00.200";
         builder.Configuration["MuxWatch:ServerPollTimeout"] = "00:00:01";
         var app = _app;
-        builder.Services.AddMuxWatch().UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry()).AddMultiplexer("app", _ => app);
+        var watch = builder.Services.AddMuxWatch().UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry()).AddMultiplexer("app", _ => app);
+        if (_elsewhereApp is { } elsewhere)
+        {
+            watch.AddMultiplexer("elsewhere", _ => elsewhere);
+        }
+
         _host = builder.Build();
         await _host.StartAsync();
         var timelines = _host.Services.GetRequiredService<MuxWatch.State.ServerTimelines>();
@@ -112,8 +125,12 @@ public sealed class ServerCorrelationLiveTests : IAsyncLifetime
     public async Task A_slow_script_the_app_itself_sent_is_named_as_its_own_multiplexers()
     {
         // The app's own multiplexer (its client name the client's default: the machine's name and its version) runs
-        // a script that keeps the server busy for 1.5 s: its own GETs queue behind it. The culprit is the app.
+        // a script that keeps the server busy for 1.5 s: its own GETs queue behind it. The culprit is the app. A second
+        // multiplexer of the app, to another server, has the same default client name: it did not send the script.
+        _elsewhere = await RedisServer.StartAsync();
+        _elsewhereApp = await ConnectionMultiplexer.ConnectAsync($"{_elsewhere.EndPoint},abortConnect=false");
         await StartAsync();
+        Assert.Equal(_app!.ClientName, _elsewhereApp.ClientName);
         const string busy = """
             local start = redis.call('TIME')
             while true do

@@ -128,6 +128,19 @@ public sealed class MuxWatchOptions
     public bool ThreadPoolEvents { get; set; } = true;
 
     /// <summary>
+    /// When the pool starves (the runtime adds threads because workers blocked on tasks, or because work waited),
+    /// capture the stacks of the pool's workers once, for a fraction of a second, in-process (an EventPipe session of
+    /// MuxWatch's own, on a thread of its own), and name the app's code where they were blocked or busy: the
+    /// <c>thread-pool-starvation</c> timeouts' evidence, <c>/api/status</c>, the page, the log. Needs
+    /// <see cref="ThreadPoolEvents"/>, the runtime's diagnostics (not <c>DOTNET_EnableDiagnostics=0</c>) and a JIT
+    /// runtime (not Native AOT); where it cannot work, says why (default on).
+    /// </summary>
+    public bool PoolStackCapture { get; set; } = true;
+
+    /// <summary>The least time between two stack captures' starts (default 5 minutes, 1 s to 1 day): once per starvation, not per timeout.</summary>
+    public TimeSpan PoolStackCaptureInterval { get; set; } = TimeSpan.FromMinutes(5);
+
+    /// <summary>
     /// Publishes every family through the <see cref="System.Diagnostics.Metrics.Meter"/> named <c>MuxWatch</c> too
     /// (default on), created through the app's <c>IMeterFactory</c> as ASP.NET Core, <c>HttpClient</c> and the
     /// runtime create theirs: OpenTelemetry's <c>AddMeter("MuxWatch")</c> and <c>dotnet-counters monitor --counters

@@ -44,6 +44,7 @@ internal sealed class MuxWatchOptionsValidator : IValidateOptions<MuxWatchOption
         Range(failures, nameof(MuxWatchOptions.ServerTimelineRetention), options.ServerTimelineRetention, TimeSpan.FromMinutes(1), TimeSpan.FromDays(1));
         Range(failures, nameof(MuxWatchOptions.WitnessInterval), options.WitnessInterval, TimeSpan.FromMilliseconds(100), TimeSpan.FromMinutes(1));
         Range(failures, nameof(MuxWatchOptions.WitnessQuietInterval), options.WitnessQuietInterval, TimeSpan.FromMilliseconds(100), TimeSpan.FromMinutes(1));
+        Range(failures, nameof(MuxWatchOptions.PoolStackCaptureInterval), options.PoolStackCaptureInterval, TimeSpan.FromSeconds(1), TimeSpan.FromDays(1));
         Range(failures, nameof(MuxWatchOptions.CorrelationSettleTimeout), options.CorrelationSettleTimeout, TimeSpan.Zero, TimeSpan.FromMinutes(10));
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }

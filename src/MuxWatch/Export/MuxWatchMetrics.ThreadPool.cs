@@ -20,6 +20,11 @@ public sealed partial class MuxWatchMetrics
 
     internal Counter ThreadPoolAdjustments { get; }
 
+    internal Counter ThreadPoolStackCaptures { get; }
+
+    /// <summary>What a stack capture of the pool's workers came to: <c>captured</c>, <c>failed</c> (this once), <c>unavailable</c> (never in this process).</summary>
+    internal static readonly string[] StackCaptureOutcomes = ["captured", "failed", "unavailable"];
+
     /// <summary>Sets the thread-pool families from one sample.</summary>
     internal void RecordThreadPool(ThreadPoolSnapshot pool)
     {
@@ -60,6 +65,22 @@ public sealed partial class MuxWatchMetrics
         var queued = factory.CreateGauge("muxwatch_threadpool_queue_length", "Work items queued and not yet started.");
         var completed = factory.CreateCounter("muxwatch_threadpool_completed_items_total", "Work items the pool completed.");
         return (busy, min, max, threads, queued, completed);
+    }
+
+    /// <summary>Counts one stack capture by its outcome (one of <see cref="StackCaptureOutcomes"/>).</summary>
+    internal void RecordStackCapture(string outcome) => ThreadPoolStackCaptures.WithLabels(outcome).Inc();
+
+    private static Counter CreateStackCaptureFamily(MetricFactory factory)
+    {
+        var captures = factory.CreateCounter("muxwatch_threadpool_stack_captures_total",
+            "Stack captures of the pool's workers, taken in-process when the pool starved, by outcome: captured, failed (this once), "
+            + "unavailable (never in this process: diagnostics disabled, Native AOT).", ["outcome"]);
+        foreach (var outcome in StackCaptureOutcomes)
+        {
+            captures.WithLabels(outcome).Inc(0);
+        }
+
+        return captures;
     }
 
     private static Counter CreateAdjustmentFamily(MetricFactory factory)

@@ -92,6 +92,7 @@ public sealed partial class MuxWatchMetrics
 
         (ThreadPoolBusy, ThreadPoolMin, ThreadPoolMax, ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted) = CreateThreadPoolFamilies(factory);
         ThreadPoolAdjustments = CreateAdjustmentFamily(factory);
+        ThreadPoolStackCaptures = CreateStackCaptureFamily(factory);
 
         ProbeCycle = factory.CreateHistogram("muxwatch_probe_cycle_seconds",
             "How long one probe cycle took (sampling only: PINGs complete on their own).", [],
@@ -120,7 +121,7 @@ public sealed partial class MuxWatchMetrics
             Timeouts, LastTimeoutSentAwaitingResponse, LastTimeoutPendingUnsent, LastTimeoutInboundBytes, LastTimeoutBusyWorkerThreads,
             LastTimeoutTimestamp, Connected, SentAwaitingResponse, PendingUnsent, Operations, Reconnects, Subscriptions, Ping, PingFailures,
             LastProbeSuccess, HeartbeatAge, ClientTimeouts, EndpointsOverBudget, ConnectionEvents, ThreadPoolBusy, ThreadPoolMin, ThreadPoolMax,
-            ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted, ThreadPoolAdjustments, ProbeCycle, ProbeFailures, CaptureDropped, ErrorReplies, CorrelationPending,
+            ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted, ThreadPoolAdjustments, ThreadPoolStackCaptures, ProbeCycle, ProbeFailures, CaptureDropped, ErrorReplies, CorrelationPending,
             ServerBgsaveInProgress, ServerAofRewriteInProgress, ServerModuleForkInProgress, ServerLoading, ServerLatestForkSeconds,
             ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds, ServerCowSizeBytes,
             ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,

@@ -60,12 +60,15 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<ThreadPoolHistory>();
         services.AddSingleton<ITimeoutStep, ThreadPoolBeforeWaitStep>();
         services.AddSingleton<RuntimeHistory>();
+        services.AddSingleton(sp => new PoolStackCaptures(sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.PoolStackCaptureInterval));
+        services.AddSingleton<PoolStackCapturer>();
         services.AddHostedService<ThreadPoolEvents>();
         services.AddSingleton<ITimeoutStep, RuntimeOverWaitStep>();
         services.AddSingleton<ITimeoutStep, MessageRulesStep>();
         services.AddSingleton<ServerTimelines>();
         services.AddSingleton<ITimeoutStep, ServerCorrelationStep>();
         services.AddSingleton<ITimeoutStep, RuntimeReasonStep>(); // after the correlation: the runtime's word beside a starvation that stood
+        services.AddSingleton<ITimeoutStep, PoolStacksStep>(); // after it: where the starved pool's workers were
         services.AddSingleton<ITimeoutStep, HugeKeyStep>(); // after the correlation: it names the key of a large-payload it settled on
         services.AddSingleton(sp => new RecentTimeouts(sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.RecentTimeoutCapacity));
         services.AddSingleton<TimeoutCounts>();
@@ -89,7 +92,8 @@ public static class MuxWatchServiceCollectionExtensions
             sp.GetRequiredService<FirstChanceTimeoutCatcher>(),
             sp.GetRequiredService<ProbeLoopHealth>(),
             sp.GetRequiredService<TimeoutPipeline>(),
-            sp.GetServices<IMuxWatchStatusSection>()));
+            sp.GetServices<IMuxWatchStatusSection>(),
+            sp.GetRequiredService<PoolStackCaptures>()));
         services.AddSingleton<IPeriodicProbe, ThreadPoolProbe>();
         services.AddSingleton<IPeriodicProbe, CaptureQueueProbe>();
         services.AddSingleton<IPeriodicProbe, OverdueTimeoutsProbe>();

@@ -5,6 +5,7 @@ using MuxWatch.Pipeline;
 using MuxWatch.Reading;
 using MuxWatch.Sinks;
 using MuxWatch.Sources;
+using MuxWatch.State;
 
 namespace MuxWatch.Hosting;
 
@@ -20,6 +21,7 @@ public sealed class MuxWatchStatus
     private readonly ProbeLoopHealth loop;
     private readonly TimeoutPipeline pipeline;
     private readonly IEnumerable<IMuxWatchStatusSection> sections;
+    private readonly PoolStackCaptures? poolStacks;
 
     // Internal: what it reads is MuxWatch's own; AddMuxWatch registers it with a factory.
     internal MuxWatchStatus(
@@ -28,8 +30,10 @@ public sealed class MuxWatchStatus
         FirstChanceTimeoutCatcher catcher,
         ProbeLoopHealth loop,
         TimeoutPipeline pipeline,
-        IEnumerable<IMuxWatchStatusSection> sections)
+        IEnumerable<IMuxWatchStatusSection> sections,
+        PoolStackCaptures? poolStacks = null)
     {
+        this.poolStacks = poolStacks;
         this.counts = counts;
         this.recent = recent;
         this.catcher = catcher;
@@ -64,6 +68,7 @@ public sealed class MuxWatchStatus
             ProbeLoop = description,
             InternalFailures = pipeline.InternalFailures + TimeoutMessageReader.InternalFailures,
             Sections = extra,
+            PoolStacks = poolStacks is null ? null : new PoolStacksAnswer(poolStacks.CapturingSince is not null, poolStacks.Unavailable, [.. poolStacks.All.Reverse()]),
         };
     }
 }

@@ -28,6 +28,9 @@ public sealed record StatusAnswer
     /// <summary>Failures inside MuxWatch's reader, steps and sinks (0 when healthy).</summary>
     public required long InternalFailures { get; init; }
 
+    /// <summary>The thread pool's stack captures, taken when it starved (in-process; absent where the host has none).</summary>
+    public PoolStacksAnswer? PoolStacks { get; init; }
+
     /// <summary>The hosts' sections (<c>IMuxWatchStatusSection</c>, Hosting), each a member of its own.</summary>
     [JsonExtensionData]
     public Dictionary<string, JsonElement>? Sections { get; set; }

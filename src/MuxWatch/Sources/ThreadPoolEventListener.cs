@@ -27,7 +27,8 @@ internal sealed class ThreadPoolEventListener : EventListener
     // constructor's body runs, and an event may arrive then.
     private volatile Sink? _sink;
 
-    public ThreadPoolEventListener(MuxWatchMetrics metrics, RuntimeHistory history, TimeProvider time) => _sink = new Sink(metrics, history, time);
+    public ThreadPoolEventListener(MuxWatchMetrics metrics, RuntimeHistory history, TimeProvider time, PoolStackCapturer? capturer = null) =>
+        _sink = new Sink(metrics, history, time, capturer);
 
     protected override void OnEventSourceCreated(EventSource eventSource)
     {
@@ -55,13 +56,20 @@ internal sealed class ThreadPoolEventListener : EventListener
         sink.Adjusted((ThreadPoolAdjustmentReason)reason);
     }
 
-    /// <summary>Counted for the export, and kept with its time for the diagnosis (what the runtime did while a request waited).</summary>
-    private sealed class Sink(MuxWatchMetrics metrics, RuntimeHistory history, TimeProvider time)
+    /// <summary>
+    /// Counted for the export, and kept with its time for the diagnosis (what the runtime did while a request waited);
+    /// the runtime's word that the pool starves asks for its workers' stacks (the capturer decides whether it is time).
+    /// </summary>
+    private sealed class Sink(MuxWatchMetrics metrics, RuntimeHistory history, TimeProvider time, PoolStackCapturer? capturer)
     {
         public void Adjusted(ThreadPoolAdjustmentReason reason)
         {
             metrics.RecordThreadPoolAdjustment(reason);
             history.AddAdjustment(time.GetUtcNow(), reason);
+            if (reason is ThreadPoolAdjustmentReason.CooperativeBlocking or ThreadPoolAdjustmentReason.Starvation)
+            {
+                capturer?.Request(KebabCaseNames<ThreadPoolAdjustmentReason>.Of(reason, "other"));
+            }
         }
     }
 }

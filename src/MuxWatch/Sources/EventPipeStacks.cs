@@ -1,0 +1,146 @@
+using System.Diagnostics.Tracing;
+using Microsoft.Diagnostics.NETCore.Client;
+using Microsoft.Diagnostics.Tracing.Etlx;
+using MuxWatch.Reading;
+
+namespace MuxWatch.Sources;
+
+/// <summary>
+/// Samples this process's managed stacks through an EventPipe session on itself (what <c>dotnet-stack</c> does from
+/// outside): the runtime's sample profiler for a short while, then the rundown that names every method; TraceEvent
+/// resolves the stacks. Each thread's newest sample is its stack. Blocks its caller: call it on a thread of its own.
+/// </summary>
+internal static class EventPipeStacks
+{
+    /// <summary>The most a trace may grow while sampling before the session is stopped early (a process with thousands of threads).</summary>
+    internal const long MaxSampleBytes = 32L * 1024 * 1024;
+
+    /// <summary>The most frames kept of one stack, innermost first.</summary>
+    internal const int MaxFrames = 256;
+
+    /// <summary>How long the rundown may take to arrive after the stop before the session is closed under it.</summary>
+    private static readonly TimeSpan StopTimeout = TimeSpan.FromSeconds(30);
+
+    private const string SampleProfiler = "Microsoft-DotNETCore-SampleProfiler";
+
+    private static readonly EventPipeProvider[] Providers =
+    [
+        new(SampleProfiler, EventLevel.Informational),
+        // The JIT's and loader's events name the methods compiled while sampling; the rundown names the rest.
+        new("Microsoft-Windows-DotNETRuntime", EventLevel.Informational, 0x10 | 0x8),
+    ];
+
+    public static List<IReadOnlyList<ManagedFrame>> Sample(TimeSpan sampleFor)
+    {
+        var trace = Path.Combine(Path.GetTempPath(), $"muxwatch-stacks-{Environment.ProcessId}-{Guid.NewGuid():N}.nettrace");
+        string? etlx = null;
+        try
+        {
+            Record(trace, sampleFor);
+            etlx = TraceLog.CreateFromEventPipeDataFile(trace);
+            using var log = new TraceLog(etlx);
+            var newest = new Dictionary<int, TraceCallStack>();
+            foreach (var sample in log.Events)
+            {
+                if (sample.ProviderName == SampleProfiler && sample.CallStack() is { } stack)
+                {
+                    newest[sample.ThreadID] = stack;
+                }
+            }
+
+            return [.. newest.Values.Select(Frames)];
+        }
+        finally
+        {
+            TryDelete(trace);
+            if (etlx is not null)
+            {
+                TryDelete(etlx);
+            }
+        }
+    }
+
+    /// <summary>Writes the session to <paramref name="path"/>: sampling for <paramref name="sampleFor"/>, then the rundown.</summary>
+    private static void Record(string path, TimeSpan sampleFor)
+    {
+        using var session = new DiagnosticsClient(Environment.ProcessId).StartEventPipeSession(Providers, requestRundown: true, circularBufferMB: 16);
+        using var file = new FileStream(path, FileMode.CreateNew, FileAccess.Write, FileShare.None);
+        using var tooLarge = new ManualResetEventSlim();
+        Exception? failed = null;
+
+        // Read on a thread, not the pool: the session's stop waits for its stream to be read.
+        var reader = new Thread(() =>
+        {
+            try
+            {
+                var buffer = new byte[81920];
+                long written = 0;
+                int read;
+                while ((read = session.EventStream.Read(buffer, 0, buffer.Length)) > 0)
+                {
+                    file.Write(buffer, 0, read);
+                    if ((written += read) > MaxSampleBytes)
+                    {
+                        tooLarge.Set();
+                    }
+                }
+            }
+#pragma warning disable CA1031 // handed to the capturing thread, which throws it
+            catch (Exception ex)
+#pragma warning restore CA1031
+            {
+                failed = ex;
+                tooLarge.Set();
+            }
+        })
+        { IsBackground = true, Name = "MuxWatch pool stacks reader" };
+        reader.Start();
+        try
+        {
+            tooLarge.Wait(sampleFor);
+            session.Stop();
+        }
+        finally
+        {
+            // Stopped, the stream ends after the rundown; not stopped (the stop threw), closing the session ends it. The
+            // reader is done before the file and the event it writes to are disposed.
+            if (!reader.Join(StopTimeout))
+            {
+                session.Dispose();
+                reader.Join();
+            }
+        }
+
+        if (failed is not null)
+        {
+            throw new IOException("The stack capture's trace could not be written.", failed);
+        }
+    }
+
+    private static List<ManagedFrame> Frames(TraceCallStack stack)
+    {
+        var frames = new List<ManagedFrame>();
+        for (var frame = stack; frame is not null && frames.Count < MaxFrames; frame = frame.Caller)
+        {
+            frames.Add(new ManagedFrame(frame.CodeAddress.FullMethodName ?? string.Empty, frame.CodeAddress.ModuleName ?? string.Empty));
+        }
+
+        return frames;
+    }
+
+    private static void TryDelete(string path)
+    {
+        try
+        {
+            File.Delete(path);
+        }
+        catch (IOException)
+        {
+            // a temporary file left behind in the temp folder; nothing else depends on it
+        }
+        catch (UnauthorizedAccessException)
+        {
+            // idem
+        }
+    }
+}

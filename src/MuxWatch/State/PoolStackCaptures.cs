@@ -1,0 +1,110 @@
+using MuxWatch.Model;
+
+namespace MuxWatch.State;
+
+/// <summary>
+/// The thread pool's stack captures: the last few, the one under way, and why none can be taken when that is so.
+/// At most one capture runs at a time, and a new one starts only <c>MuxWatch:PoolStackCaptureInterval</c> after
+/// the last began: a starving app is captured once per episode, not once per timeout.
+/// </summary>
+internal sealed class PoolStackCaptures(TimeSpan minInterval)
+{
+    /// <summary>Captures kept, at most; the oldest goes first.</summary>
+    internal const int Capacity = 8;
+
+    /// <summary>How far before a request's wait a capture still speaks for it: the same starvation, still going.</summary>
+    internal static readonly TimeSpan ReachBack = TimeSpan.FromMinutes(1);
+
+    /// <summary>How far after a request timed out a capture still speaks for it: taken as the pool starved on.</summary>
+    internal static readonly TimeSpan ReachForward = TimeSpan.FromSeconds(30);
+
+    private readonly Lock _gate = new();
+    private readonly List<PoolStackCapture> _captures = [];
+    private DateTimeOffset? _lastBegun;
+
+    /// <summary>When the capture under way began; null when none is.</summary>
+    public DateTimeOffset? CapturingSince { get; private set; }
+
+    /// <summary>Why no capture can be taken in this process (diagnostics disabled, Native AOT, no permission); null when one can.</summary>
+    public string? Unavailable { get; private set; }
+
+    /// <summary>The last captures, oldest first.</summary>
+    public IReadOnlyList<PoolStackCapture> All
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return [.. _captures];
+            }
+        }
+    }
+
+    /// <summary>Begins a capture at <paramref name="now"/> when none is under way, one can be taken, and the last began long enough ago.</summary>
+    public bool TryBegin(DateTimeOffset now)
+    {
+        lock (_gate)
+        {
+            if (CapturingSince is not null || Unavailable is not null || (_lastBegun is { } last && now - last < minInterval))
+            {
+                return false;
+            }
+
+            CapturingSince = now;
+            _lastBegun = now;
+            return true;
+        }
+    }
+
+    /// <summary>Keeps a finished capture.</summary>
+    public void Complete(PoolStackCapture capture)
+    {
+        lock (_gate)
+        {
+            _captures.Add(capture);
+            if (_captures.Count > Capacity)
+            {
+                _captures.RemoveAt(0);
+            }
+
+            CapturingSince = null;
+        }
+    }
+
+    /// <summary>Ends a capture that failed; <paramref name="unavailable"/> says why none will ever work in this process (null: this one failed, the next may not).</summary>
+    public void Fail(string? unavailable)
+    {
+        lock (_gate)
+        {
+            CapturingSince = null;
+            Unavailable ??= unavailable;
+        }
+    }
+
+    /// <summary>Says from the start that no capture can be taken (the setting is on, the process cannot).</summary>
+    public void MarkUnavailable(string reason)
+    {
+        lock (_gate)
+        {
+            Unavailable ??= reason;
+        }
+    }
+
+    /// <summary>The newest capture that speaks for a request that waited from <paramref name="from"/> to <paramref name="to"/>; null when none does.</summary>
+    public PoolStackCapture? For(DateTimeOffset from, DateTimeOffset to)
+    {
+        lock (_gate)
+        {
+            return _captures.LastOrDefault(c => c.At >= from - ReachBack && c.At <= to + ReachForward);
+        }
+    }
+
+    /// <summary>True when a capture under way began early enough to speak for a request that timed out at <paramref name="to"/>.</summary>
+    public bool CapturingFor(DateTimeOffset to)
+    {
+        lock (_gate)
+        {
+            return CapturingSince is { } since && since <= to + ReachForward;
+        }
+    }
+}

@@ -461,24 +461,31 @@ static async Task<int> HugeValueAsync(IServiceProvider services, ConnectionMulti
 static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, CollectorRegistry registry)
 {
     // An app like a user's: a service method that calls an async Redis method and blocks on it
-    // (GetAwaiter().GetResult()) on pool threads, 300 requests in a burst on the default pool (2 cores: minimum 2).
-    // The replies are processed on pool threads, which the blocked calls hold: the pool starves.
+    // (GetAwaiter().GetResult()) on pool threads, and one in five requests another that blocks on a Task.Delay
+    // (.Wait()): 300 requests in a burst on the default pool (2 cores: minimum 2). The replies are processed on
+    // pool threads, which the blocked calls hold: the pool starves.
     await app.GetDatabase().StringSetAsync("muxwatch:cart", "value");
     var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
     await WaitAsync(() => timelines.Find(endpoint)?.Status().WitnessAnsweredAt is not null);
 
-    var db = app.GetDatabase();
+    var carts = new Shop.CartService(app.GetDatabase());
     var thrown = 0;
     using var done = new CountdownEvent(300);
     for (var i = 0; i < 300; i++)
     {
+        var report = i % 5 == 1;
         ThreadPool.UnsafeQueueUserWorkItem(_ =>
         {
             try
             {
-#pragma warning disable SER307 // the very mistake this app makes on purpose: sync over async on pool threads
-                _ = db.StringGetAsync("muxwatch:cart").GetAwaiter().GetResult();
-#pragma warning restore SER307
+                if (report)
+                {
+                    Shop.ReportService.WaitForReport();
+                }
+                else
+                {
+                    _ = carts.LoadCart();
+                }
             }
             catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
             {
@@ -493,7 +500,7 @@ static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMu
 
     // Waited on a thread of its own: the pool is the thing starved.
     await Task.Factory.StartNew(() => done.Wait(TimeSpan.FromMinutes(2)), TaskCreationOptions.LongRunning);
-    return await ReportAsync(services, Volatile.Read(ref thrown), registry, "muxwatch_threadpool_adjustments_total");
+    return await ReportAsync(services, Volatile.Read(ref thrown), registry, "muxwatch_threadpool_adjustments_total", "muxwatch_threadpool_stack_captures_total");
 }
 
 static async Task<int> KeepThePoolBusyAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, CollectorRegistry registry)
@@ -510,14 +517,7 @@ static async Task<int> KeepThePoolBusyAsync(IServiceProvider services, Connectio
     {
         ThreadPool.UnsafeQueueUserWorkItem(_ =>
         {
-            var computing = System.Diagnostics.Stopwatch.StartNew();
-            var sum = 0L;
-            while (computing.ElapsedMilliseconds < 300)
-            {
-                sum += computing.ElapsedTicks % 7; // work, not a wait
-            }
-
-            GC.KeepAlive(sum);
+            GC.KeepAlive(Shop.PriceCalculator.Compute());
             done.Signal();
         }, null);
     }
@@ -541,7 +541,7 @@ static async Task<int> KeepThePoolBusyAsync(IServiceProvider services, Connectio
     });
     caller.Start();
     await Task.Factory.StartNew(() => { done.Wait(TimeSpan.FromMinutes(2)); caller.Join(); }, TaskCreationOptions.LongRunning);
-    return await ReportAsync(services, thrown, registry, "muxwatch_threadpool_adjustments_total");
+    return await ReportAsync(services, thrown, registry, "muxwatch_threadpool_adjustments_total", "muxwatch_threadpool_stack_captures_total");
 }
 
 // Every timeout of the app's own calls recorded and settled; printed as JSON lines, then "thrown: N" and the counters
@@ -557,6 +557,7 @@ static async Task<int> ReportAsync(IServiceProvider services, int thrown, Collec
     }
 
     Console.WriteLine($"thrown: {thrown}");
+    Console.WriteLine("status: " + MuxWatchJson.Serialize(services.GetRequiredService<MuxWatch.Hosting.MuxWatchStatus>().Read()));
     using var stream = new MemoryStream();
     await registry.CollectAndExportAsTextAsync(stream);
     foreach (var line in System.Text.Encoding.UTF8.GetString(stream.ToArray()).Split('\n').Where(line => ((string[])["muxwatch_timeouts_total", .. families]).Any(family => line.StartsWith(family, StringComparison.Ordinal))))

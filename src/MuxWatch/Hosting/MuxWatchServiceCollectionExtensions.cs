@@ -60,7 +60,11 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<ThreadPoolHistory>();
         services.AddSingleton<ITimeoutStep, ThreadPoolBeforeWaitStep>();
         services.AddSingleton<RuntimeHistory>();
-        services.AddSingleton(sp => new PoolStackCaptures(sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.PoolStackCaptureInterval));
+        services.AddSingleton(sp =>
+        {
+            var options = sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value;
+            return new PoolStackCaptures(options.PoolStackCaptureInterval, PoolStackCapturer.WhyNever(options));
+        });
         services.AddSingleton<PoolStackCapturer>();
         services.AddHostedService<ThreadPoolEvents>();
         services.AddSingleton<ITimeoutStep, RuntimeOverWaitStep>();

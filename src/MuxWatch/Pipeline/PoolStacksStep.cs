@@ -33,7 +33,7 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures) : ITimeoutStep
             }
             else if (captures.Unavailable is { } reason)
             {
-                Add(timeout, diagnosis, Evidence.Note($"no stacks of the pool's workers: {reason}"), advice: null);
+                Add(timeout, diagnosis, Evidence.Note($"no stacks of the pool's workers were captured: {reason}"), advice: null);
             }
 
             return;
@@ -64,11 +64,13 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures) : ITimeoutStep
         }
     }
 
-    /// <summary>Puts <paramref name="line"/> after the starvation's own evidence, and <paramref name="advice"/> first.</summary>
+    /// <summary>Puts <paramref name="line"/> after the runtime's word (or the starvation's first line), and <paramref name="advice"/> first.</summary>
     private static void Add(TimeoutContext timeout, TimeoutDiagnosis diagnosis, Evidence line, string? advice)
     {
         var evidence = diagnosis.Evidence.ToList();
-        var at = evidence.FindLastIndex(e => e.Cause == TimeoutCause.ThreadPoolStarvation) is var found and >= 0 ? found + 1 : evidence.Count;
+        var runtime = evidence.FindIndex(e => e.Fields.Contains(RuntimeReasonStep.Field));
+        var at = runtime >= 0 ? runtime + 1
+            : evidence.FindIndex(e => e.Cause == TimeoutCause.ThreadPoolStarvation) is var found and >= 0 ? found + 1 : 0;
         evidence.Insert(at, line);
         timeout.Diagnosis = diagnosis with { Evidence = evidence, Advice = advice + diagnosis.Advice };
     }

@@ -16,6 +16,9 @@ namespace MuxWatch.Pipeline;
 /// </remarks>
 internal sealed class RuntimeReasonStep : ITimeoutStep
 {
+    /// <summary>The field its evidence line cites: the runtime's adjustment event.</summary>
+    internal const string Field = "runtime:ThreadPoolWorkerThreadAdjustment";
+
     public TimeoutStepStage Stage => TimeoutStepStage.Correlate;
 
     public void Apply(TimeoutContext timeout)
@@ -35,7 +38,7 @@ internal sealed class RuntimeReasonStep : ITimeoutStep
                "The pool's threads were busy, not blocked on tasks: look for CPU-bound work or synchronous waits (locks, file or network I/O, Thread.Sleep) on pool threads. ");
         var line = new Evidence(EvidenceRole.Finding, TimeoutCause.ThreadPoolStarvation, diagnosis.WeightOf(TimeoutCause.ThreadPoolStarvation), text)
         {
-            Fields = ["runtime:ThreadPoolWorkerThreadAdjustment"],
+            Fields = [Field],
         };
         var at = diagnosis.Evidence.ToList().FindIndex(e => e.Cause == TimeoutCause.ThreadPoolStarvation) is var found and >= 0 ? found + 1 : 0;
         timeout.Diagnosis = diagnosis with { Evidence = [.. diagnosis.Evidence.Take(at), line, .. diagnosis.Evidence.Skip(at)], Advice = advice + diagnosis.Advice };

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Runtime.CompilerServices;
 using Microsoft.Diagnostics.NETCore.Client;
 using Microsoft.Extensions.Logging;
+using MuxWatch.Configuration;
 using MuxWatch.Export;
 using MuxWatch.Model;
 using MuxWatch.Reading;
@@ -37,8 +38,15 @@ internal sealed partial class PoolStackCapturer(PoolStackCaptures captures, MuxW
 
     private Thread? _running;
 
-    /// <summary>Why this process can never be captured, known before any starvation; null when it can.</summary>
-    public static string? WhyUnavailable()
+    /// <summary>Why no capture is ever taken in this process with these settings, known before any starvation; null when one can be.</summary>
+    public static string? WhyNever(MuxWatchOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        return options.PoolStackCapture ? WhyUnavailable() : "it is turned off (MuxWatch:PoolStackCapture=false)";
+    }
+
+    /// <summary>Why this process can never be captured; null when it can.</summary>
+    private static string? WhyUnavailable()
     {
         if (!RuntimeFeature.IsDynamicCodeSupported)
         {

@@ -8,30 +8,20 @@ namespace MuxWatch.Sources;
 
 /// <summary>
 /// Listens to the runtime's thread-pool events while the host runs (<see cref="ThreadPoolEventListener"/>), unless
-/// <c>MuxWatch:ThreadPoolEvents</c> is off; with <c>MuxWatch:PoolStackCapture</c> on, a starvation they report asks
-/// for the workers' stacks (<see cref="PoolStackCapturer"/>).
+/// <c>MuxWatch:ThreadPoolEvents</c> is off; a starvation they report asks for the workers' stacks
+/// (<see cref="PoolStackCapturer"/>, which decides whether to take them).
 /// </summary>
 internal sealed class ThreadPoolEvents(
-    MuxWatchMetrics metrics, RuntimeHistory history, TimeProvider time, IOptions<MuxWatchOptions> options, PoolStackCaptures captures, PoolStackCapturer capturer)
+    MuxWatchMetrics metrics, RuntimeHistory history, TimeProvider time, IOptions<MuxWatchOptions> options, PoolStackCapturer capturer)
     : IHostedService, IDisposable
 {
     private ThreadPoolEventListener? _listener;
 
     public Task StartAsync(CancellationToken cancellationToken)
     {
-        var capture = options.Value.ThreadPoolEvents && options.Value.PoolStackCapture;
-        var off = !options.Value.PoolStackCapture ? "it is turned off (MuxWatch:PoolStackCapture=false)"
-            : !options.Value.ThreadPoolEvents ? "the runtime's thread-pool events, which ask for it, are not heard (MuxWatch:ThreadPoolEvents=false)"
-            : null;
-        if ((off ?? (capture ? PoolStackCapturer.WhyUnavailable() : null)) is { } reason)
-        {
-            captures.MarkUnavailable(reason); // said from the start, in the status and in every starvation timeout
-            capture = false;
-        }
-
         if (options.Value.ThreadPoolEvents)
         {
-            _listener ??= new ThreadPoolEventListener(metrics, history, time, capture ? capturer : null);
+            _listener ??= new ThreadPoolEventListener(metrics, history, time, capturer);
         }
 
         return Task.CompletedTask;

@@ -7,7 +7,7 @@ namespace MuxWatch.State;
 /// At most one capture runs at a time, and a new one starts only <c>MuxWatch:PoolStackCaptureInterval</c> after
 /// the last began: a starving app is captured once per episode, not once per timeout.
 /// </summary>
-internal sealed class PoolStackCaptures(TimeSpan minInterval)
+internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailable = null)
 {
     /// <summary>Captures kept, at most; the oldest goes first.</summary>
     internal const int Capacity = 8;
@@ -26,7 +26,7 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval)
     public DateTimeOffset? CapturingSince { get; private set; }
 
     /// <summary>Why no capture can be taken in this process (diagnostics disabled, Native AOT, no permission); null when one can.</summary>
-    public string? Unavailable { get; private set; }
+    public string? Unavailable { get; private set; } = unavailable;
 
     /// <summary>The last captures, oldest first.</summary>
     public IReadOnlyList<PoolStackCapture> All
@@ -71,22 +71,13 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval)
         }
     }
 
-    /// <summary>Ends a capture that failed; <paramref name="unavailable"/> says why none will ever work in this process (null: this one failed, the next may not).</summary>
-    public void Fail(string? unavailable)
+    /// <summary>Ends a capture that failed; <paramref name="never"/> says why none will ever work in this process (null: this one failed, the next may not).</summary>
+    public void Fail(string? never)
     {
         lock (_gate)
         {
             CapturingSince = null;
-            Unavailable ??= unavailable;
-        }
-    }
-
-    /// <summary>Says from the start that no capture can be taken (the setting is on, the process cannot).</summary>
-    public void MarkUnavailable(string reason)
-    {
-        lock (_gate)
-        {
-            Unavailable ??= reason;
+            Unavailable ??= never;
         }
     }
 

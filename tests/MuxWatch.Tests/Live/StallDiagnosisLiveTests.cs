@@ -159,15 +159,23 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
     }
 
     [Fact]
-    public async Task The_runtimes_own_word_is_heard_when_an_app_blocks_its_pool_on_tasks()
+    public async Task The_runtimes_own_word_is_heard_when_an_app_blocks_its_pool_on_tasks_and_the_blocking_code_is_named()
     {
-        // 300 requests block on an async GET (GetAwaiter().GetResult()) on the default pool: the replies need the
-        // threads the blocked calls hold. The runtime adds threads and says why (CooperativeBlocking), and MuxWatch
-        // counts it. (Reading it in the diagnosis is issue 41's next step: see the issue's note.)
+        // 300 requests: a service method blocks on an async GET (GetAwaiter().GetResult()), one in five another blocks
+        // on a Task.Delay (.Wait()), on the default pool: the replies need the threads the blocked calls hold. The
+        // runtime adds threads and says why (CooperativeBlocking); MuxWatch counts it, captures the workers' stacks
+        // once, and names both methods in every starvation timeout.
         var (_, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.TestApp", ["block", _redis.EndPoint]));
         var run = StallRun.Parse(output);
 
         Assert.True(run.Metrics.Value("muxwatch_threadpool_adjustments_total", ("reason", "cooperative-blocking")) > 0, error + run.Metrics.Text);
+        Assert.Equal(1, run.Metrics.Value("muxwatch_threadpool_stack_captures_total", ("outcome", "captured")));
+        var capture = Assert.Single(run.PoolStacks.GetProperty("captures").EnumerateArray());
+        Assert.Equal("cooperative-blocking", capture.GetProperty("trigger").GetString());
+        var sites = capture.GetProperty("sites").EnumerateArray().Select(site => (site.GetProperty("method").GetString(), site.GetProperty("blockedVia").GetString())).ToList();
+        Assert.Contains(("CartService.LoadCart", "GetAwaiter().GetResult()"), sites);
+        Assert.Contains(("ReportService.WaitForReport", ".Wait()"), sites);
+
         var starved = run.Timeouts.Where(t => t.GetProperty("kind").GetString() != "connection-failure").ToList();
         Assert.NotEmpty(starved);
         Assert.All(starved, t =>
@@ -176,26 +184,58 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
             // The runtime's word, read by the diagnosis: blocked on tasks, so the advice is about sync over async.
             Assert.True(Lines(t).Any(line => System.Text.RegularExpressions.Regex.IsMatch(line,
                 @"^thread-pool-starvation: the runtime added pool threads (once|\d+ times) while the request waited because pool threads were blocked on tasks")), t.ToString());
-            Assert.StartsWith("The runtime saw pool threads blocked on tasks: find the sync-over-async call", t.GetProperty("advice").GetString(), StringComparison.Ordinal);
+            // The code that blocked, with counts and how, right after it.
+            var named = Lines(t).Single(line => line.StartsWith("thread-pool-starvation: pool workers blocked in the app's code (stacks captured ", StringComparison.Ordinal));
+            Assert.Matches(@"CartService\.LoadCart, \d+ of \d+ blocked workers, via GetAwaiter\(\)\.GetResult\(\)", named);
+            Assert.Matches(@"ReportService\.WaitForReport, \d+ of \d+ blocked workers, via \.Wait\(\)", named);
+            Assert.Matches(@"^(CartService\.LoadCart blocks a pool thread on GetAwaiter\(\)\.GetResult\(\)|ReportService\.WaitForReport blocks a pool thread on \.Wait\(\)): make it async and await the call instead\. The runtime saw pool threads blocked on tasks",
+                t.GetProperty("advice").GetString());
         });
     }
 
     [Fact]
-    public async Task A_pool_kept_busy_by_computing_is_starvation_the_runtime_says_was_not_blocking_on_tasks()
+    public async Task A_pool_kept_busy_by_computing_is_starvation_the_runtime_says_was_not_blocking_on_tasks_and_the_busy_code_is_named()
     {
         // 300 work items compute on pool threads, nothing blocked: the runtime reports no thread blocked on a task,
-        // and MuxWatch says the threads were busy (and not "sync over async").
+        // and MuxWatch says the threads were busy (and not "sync over async"), in the method that computes.
         var (_, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.TestApp", ["busy", _redis.EndPoint]));
         var run = StallRun.Parse(output);
 
         var starved = run.Timeouts.Where(t => t.GetProperty("cause").GetString() == "thread-pool-starvation").ToList();
         Assert.True(starved.Count > 0, error + output);
+        Assert.Equal(1, run.Metrics.Value("muxwatch_threadpool_stack_captures_total", ("outcome", "captured")));
         Assert.All(starved, t =>
         {
             Assert.DoesNotContain(Lines(t), line => line.Contains("blocked on tasks (its CooperativeBlocking", StringComparison.Ordinal));
             Assert.Contains(Lines(t), line => line.StartsWith("thread-pool-starvation: the runtime reported no pool thread blocked on a task while the request waited", StringComparison.Ordinal)
                 && line.EndsWith("the threads were busy (CPU-bound work) or blocked on something other than a task (locks, synchronous I/O, Thread.Sleep)", StringComparison.Ordinal));
-            Assert.StartsWith("The pool's threads were busy, not blocked on tasks", t.GetProperty("advice").GetString(), StringComparison.Ordinal);
+            Assert.DoesNotContain(Lines(t), line => line.Contains("pool workers blocked in the app's code", StringComparison.Ordinal));
+            Assert.Contains(Lines(t), line => System.Text.RegularExpressions.Regex.IsMatch(line,
+                @"^thread-pool-starvation: no pool worker was blocked in the app's code \(stacks captured .*\): \d+ of \d+ were busy running work: PriceCalculator\.Compute, \d+ of \d+"));
+            Assert.StartsWith("PriceCalculator.Compute keeps pool threads busy: move CPU-bound work off the pool or make it cheaper. The pool's threads were busy, not blocked on tasks",
+                t.GetProperty("advice").GetString(), StringComparison.Ordinal);
+        });
+    }
+
+    [Fact]
+    public async Task With_the_runtimes_diagnostics_disabled_starvation_is_still_named_and_says_why_no_code_is()
+    {
+        // The same blocking app, started with DOTNET_EnableDiagnostics=0: no EventPipe session can be opened, so no
+        // stacks; the runtime's events still arrive in-process, and every starvation timeout says why no code is named.
+        var start = BuiltProgram.StartInfo("MuxWatch.TestApp", ["block", _redis.EndPoint]);
+        start.Environment["DOTNET_EnableDiagnostics"] = "0";
+        var (_, output, error) = await BuiltProgram.RunAsync(start);
+        var run = StallRun.Parse(output);
+
+        Assert.Equal("the runtime's diagnostics are disabled (DOTNET_EnableDiagnostics=0)", run.PoolStacks.GetProperty("unavailable").GetString());
+        Assert.Empty(run.PoolStacks.GetProperty("captures").EnumerateArray());
+        Assert.Equal(0, run.Metrics.Value("muxwatch_threadpool_stack_captures_total", ("outcome", "captured")));
+        var starved = run.Timeouts.Where(t => t.GetProperty("kind").GetString() != "connection-failure").ToList();
+        Assert.True(starved.Count > 0, error + output);
+        Assert.All(starved, t =>
+        {
+            Assert.Equal("thread-pool-starvation", t.GetProperty("cause").GetString());
+            Assert.Contains("no stacks of the pool's workers were captured: the runtime's diagnostics are disabled (DOTNET_EnableDiagnostics=0)", Lines(t));
         });
     }
 
@@ -210,7 +250,7 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
         return StallRun.Parse(output);
     }
 
-    private sealed record StallRun(List<JsonElement> Timeouts, int Thrown, MetricsText Metrics)
+    private sealed record StallRun(List<JsonElement> Timeouts, int Thrown, MetricsText Metrics, JsonElement PoolStacks)
     {
         public static StallRun Parse(string output)
         {
@@ -218,7 +258,9 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
             var timeouts = lines.Where(line => line.StartsWith('{')).Select(line => JsonDocument.Parse(line).RootElement).ToList();
             var thrown = int.Parse(lines.Single(line => line.StartsWith("thrown: ", StringComparison.Ordinal))["thrown: ".Length..], System.Globalization.CultureInfo.InvariantCulture);
             var metrics = new MetricsText(string.Join('\n', lines.Where(line => line.StartsWith("metrics: ", StringComparison.Ordinal)).Select(line => line["metrics: ".Length..])));
-            return new StallRun(timeouts, thrown, metrics);
+            var status = lines.SingleOrDefault(line => line.StartsWith("status: ", StringComparison.Ordinal)) is { } statusLine
+                ? JsonDocument.Parse(statusLine["status: ".Length..]).RootElement.GetProperty("poolStacks") : default;
+            return new StallRun(timeouts, thrown, metrics, status);
         }
 
         /// <summary>Every call that threw was recorded once, settled, and the counter holds each once under <paramref name="cause"/>.</summary>

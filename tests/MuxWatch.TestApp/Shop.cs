@@ -1,0 +1,44 @@
+using System.Runtime.CompilerServices;
+using StackExchange.Redis;
+
+namespace Shop;
+
+// The code of an app like a user's, named as its methods would be: where MuxWatch's stack capture must find the
+// pool's workers. NoInlining keeps each method a frame of its own whatever the JIT decides for a method this small
+// (in a real app a method inlined into its caller is named by its caller, as the runtime's stacks show it).
+
+/// <summary>Loads a cart with a synchronous call over the client's async method: the sync-over-async mistake.</summary>
+internal sealed class CartService(IDatabase db)
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public RedisValue LoadCart()
+    {
+#pragma warning disable SER307 // the very mistake this app makes on purpose: sync over async on pool threads
+        return db.StringGetAsync("muxwatch:cart").GetAwaiter().GetResult();
+#pragma warning restore SER307
+    }
+}
+
+/// <summary>Waits for a report by blocking on a task that is not even Redis's.</summary>
+internal static class ReportService
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void WaitForReport() => Task.Delay(TimeSpan.FromSeconds(2)).Wait();
+}
+
+/// <summary>Computes prices on the pool's threads for 300 ms: CPU-bound, nothing blocked.</summary>
+internal static class PriceCalculator
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static long Compute()
+    {
+        var computing = System.Diagnostics.Stopwatch.StartNew();
+        var sum = 0L;
+        while (computing.ElapsedMilliseconds < 300)
+        {
+            sum += computing.ElapsedTicks % 7; // work, not a wait
+        }
+
+        return sum;
+    }
+}

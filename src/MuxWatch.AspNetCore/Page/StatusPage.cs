@@ -6,7 +6,7 @@ using Microsoft.AspNetCore.Routing;
 namespace MuxWatch.AspNetCore.Page;
 
 /// <summary>
-/// The status page: one HTML file, a stylesheet and four scripts (the page's, its vocabulary and helpers, its incidents and its slowest-commands sections), embedded in this assembly and served as
+/// The status page: one HTML file, a stylesheet and five scripts (the page's, its vocabulary and helpers, its incidents, slowest-commands and thread-pool sections), embedded in this assembly and served as
 /// they are (nothing fetched from elsewhere at run time). The page holds no data; its script reads the
 /// JSON API at the path given, with the bearer token the user enters, if the API wants one.
 /// </summary>
@@ -21,6 +21,7 @@ internal static class StatusPage
     private static readonly byte[] FormatScript = ReadBytes("muxwatch-format.js");
     private static readonly byte[] SlowCommandsScript = ReadBytes("muxwatch-slow-commands.js");
     private static readonly byte[] IncidentsScript = ReadBytes("muxwatch-incidents.js");
+    private static readonly byte[] PoolScript = ReadBytes("muxwatch-pool.js");
     private static readonly byte[] Style = ReadBytes("muxwatch.css");
 
     public static void Map(RouteGroupBuilder group, string prefix, string apiPrefix)
@@ -30,6 +31,7 @@ internal static class StatusPage
         group.MapGet("/muxwatch-format.js", (HttpContext context) => Asset(context, FormatScript, "text/javascript; charset=utf-8")).ExcludeFromDescription();
         group.MapGet("/muxwatch-slow-commands.js", (HttpContext context) => Asset(context, SlowCommandsScript, "text/javascript; charset=utf-8")).ExcludeFromDescription();
         group.MapGet("/muxwatch-incidents.js", (HttpContext context) => Asset(context, IncidentsScript, "text/javascript; charset=utf-8")).ExcludeFromDescription();
+        group.MapGet("/muxwatch-pool.js", (HttpContext context) => Asset(context, PoolScript, "text/javascript; charset=utf-8")).ExcludeFromDescription();
         group.MapGet("/muxwatch.css", (HttpContext context) => Asset(context, Style, "text/css; charset=utf-8")).ExcludeFromDescription();
     }
 

@@ -16,7 +16,7 @@
 
   let token = sessionStorage.getItem(tokenKey) || '';
   let selectedId = null;
-  let data = { targets: [], timeouts: [], endpoints: [], incidents: [] };
+  let data = { targets: [], timeouts: [], endpoints: [], incidents: [], poolStacks: undefined };
   let timer = null;
   let windowMs = hour; // the timelines' span: the last hour unless zoomed in
 
@@ -47,13 +47,14 @@
   async function refresh() {
     clearTimeout(timer);
     try {
-      const [targets, timeouts, events, incidents] = await Promise.all([
+      const [targets, timeouts, events, incidents, status] = await Promise.all([
         get('/targets'),
         get('/timeouts?limit=1000'),
         get('/events?limit=1000'),
         get('/incidents?limit=50'),
+        get('/status'),
       ]);
-      data = { targets: targets.targets || [], timeouts: timeouts.timeouts || [], endpoints: events.endpoints || [], incidents: incidents.incidents || [] };
+      data = { targets: targets.targets || [], timeouts: timeouts.timeouts || [], endpoints: events.endpoints || [], incidents: incidents.incidents || [], poolStacks: status.poolStacks };
       hideTokenForm();
       render();
       setState(`updated ${clock(new Date())}`, false);
@@ -86,6 +87,7 @@
     renderTargets(now);
     renderTimelines(now);
     window.MuxWatchSlowCommands.render(data.endpoints);
+    window.MuxWatchPool.render(data.poolStacks);
     renderTimeouts();
     renderDetails();
   }

@@ -131,15 +131,50 @@ public sealed class InProcessPageTests : IClassFixture<BrowserSession>, IAsyncLi
         Assert.Contains("src=\"/muxwatch/muxwatch-format.js\"", html, StringComparison.Ordinal);
         Assert.Contains("src=\"/muxwatch/muxwatch-slow-commands.js\"", html, StringComparison.Ordinal);
         Assert.Contains("src=\"/muxwatch/muxwatch-incidents.js\"", html, StringComparison.Ordinal);
+        Assert.Contains("src=\"/muxwatch/muxwatch-pool.js\"", html, StringComparison.Ordinal);
         Assert.Contains("script-src 'self'", page.Headers.GetValues("Content-Security-Policy").Single(), StringComparison.Ordinal);
         Assert.DoesNotContain("unsafe-inline", page.Headers.GetValues("Content-Security-Policy").Single(), StringComparison.Ordinal);
         Assert.DoesNotContain("http", html.Replace("http-equiv", string.Empty, StringComparison.Ordinal), StringComparison.OrdinalIgnoreCase); // nothing from elsewhere
-        foreach (var asset in (string[])["/muxwatch/muxwatch.js", "/muxwatch/muxwatch-format.js", "/muxwatch/muxwatch-slow-commands.js", "/muxwatch/muxwatch-incidents.js", "/muxwatch/muxwatch.css"])
+        foreach (var asset in (string[])["/muxwatch/muxwatch.js", "/muxwatch/muxwatch-format.js", "/muxwatch/muxwatch-slow-commands.js", "/muxwatch/muxwatch-incidents.js", "/muxwatch/muxwatch-pool.js", "/muxwatch/muxwatch.css"])
         {
             using var answer = await _client.GetAsync(new Uri(asset, UriKind.Relative));
             Assert.True(answer.IsSuccessStatusCode, asset);
             Assert.Equal("nosniff", answer.Headers.GetValues("X-Content-Type-Options").Single());
         }
+    }
+
+    [Fact]
+    public async Task The_code_that_blocked_the_starved_pool_appears_on_the_page()
+    {
+        var (page, errors) = await _browser.NewPageAsync();
+        await page.GotoAsync($"http://127.0.0.1:{_port}/muxwatch");
+        await Expect(page.Locator("#pool-section")).ToBeHiddenAsync(); // nothing captured yet
+
+        // This process's pool, starved for two seconds: 40 work items block on a Task.Delay in a checkout method.
+        for (var i = 0; i < 40; i++)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(_ => Checkout.WaitForPayment(), null);
+        }
+
+        await Eventually.UntilAsync(async () =>
+        {
+            using var status = JsonDocument.Parse(await _client.GetStringAsync(new Uri("/muxwatch/status", UriKind.Relative)));
+            return status.RootElement.GetProperty("poolStacks").GetProperty("captures").GetArrayLength() > 0;
+        }, "the starved pool's stacks captured", Patience);
+
+        await Expect(page.Locator("#pool-section")).ToBeVisibleAsync();
+        var site = page.Locator("#pool tr[data-blocked='true']", new() { HasText = "Checkout.WaitForPayment" });
+        await Expect(site).ToContainTextAsync("blocked via .Wait()");
+        await Expect(site).ToContainTextAsync(new System.Text.RegularExpressions.Regex(@"\d+ threads?"));
+        await Expect(page.Locator("#pool tr.capture")).ToContainTextAsync(new System.Text.RegularExpressions.Regex(@"\d+ workers?: \d+ blocked"));
+        Assert.True(errors.Count == 0, string.Join('\n', errors));
+    }
+
+    /// <summary>A method of the app's that blocks its pool thread on a task (NoInlining: a frame of its own whatever the JIT decides).</summary>
+    private static class Checkout
+    {
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+        public static void WaitForPayment() => Task.Delay(TimeSpan.FromSeconds(2)).Wait();
     }
 
     private async Task<List<JsonElement>?> TimeoutsAsync()

@@ -11,6 +11,7 @@ using MuxWatch.Benchmarks;
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- hostile-memory    (the sidecar's memory against a server sending oversized replies)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- idle-cost         (the CPU an idle app pays for watching, beside the health check)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- witness-cost      (the witness thread's own CPU, quiet and busy)
+// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- capture-cost      (one stack capture of the pool: time, CPU, memory, the app's requests meanwhile; --idle: alone)
 // Smoke runs (what the test command does): --filter '*' --job dry --inProcess; hook-overhead --rounds 3 --throws 100
 if (args.Length > 0 && args[0] == "hook-overhead")
 {
@@ -35,6 +36,11 @@ if (args.Length > 0 && args[0] == "cluster-cost")
 if (args.Length > 0 && args[0] == "witness-cost")
 {
     return await WitnessCost.RunAsync(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "capture-cost")
+{
+    return await CaptureCost.RunAsync(args[1..]);
 }
 
 if (args.Length > 0 && args[0] == "idle-cost")

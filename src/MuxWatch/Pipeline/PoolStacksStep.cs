@@ -31,7 +31,7 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures) : ITimeoutStep
             {
                 timeout.AwaitTimeline(endpoint); // the capture ends in about a second: held as for a poll, settled with it
             }
-            else if (captures.Unavailable is { } reason)
+            else if ((captures.Unavailable ?? captures.LastFailure) is { } reason)
             {
                 Add(timeout, diagnosis, Evidence.Note($"no stacks of the pool's workers were captured: {reason}"), advice: null);
             }

@@ -79,6 +79,15 @@ internal sealed partial class PoolStackCapturer(PoolStackCaptures captures, MuxW
         thread.Start();
     }
 
+    /// <summary>Says once, at start, why no capture will be taken, when the process cannot be captured (not when it is turned off).</summary>
+    public void SayWhyNever()
+    {
+        if (captures.Unavailable is { } reason && WhyUnavailable() is not null)
+        {
+            LogUnavailable(logger, reason, null);
+        }
+    }
+
     /// <summary>Waits for the capture under way, if any (tests, and a host stopping: no temporary file left behind).</summary>
     public bool WaitForCapture(TimeSpan timeout) => _running is not { } thread || thread.Join(timeout);
 
@@ -107,7 +116,7 @@ internal sealed partial class PoolStackCapturer(PoolStackCaptures captures, MuxW
         catch (Exception ex)
 #pragma warning restore CA1031
         {
-            captures.Fail(null);
+            captures.Fail($"the last capture failed ({ex.GetType().Name}: {ex.Message}); the next starvation tries again");
             metrics.RecordStackCapture("failed");
             LogFailed(logger, ex.GetType().Name, ex);
         }
@@ -115,7 +124,7 @@ internal sealed partial class PoolStackCapturer(PoolStackCaptures captures, MuxW
 
     private void End(string unavailable, Exception? exception)
     {
-        captures.Fail(unavailable);
+        captures.Never(unavailable);
         metrics.RecordStackCapture("unavailable");
         LogUnavailable(logger, unavailable, exception);
     }

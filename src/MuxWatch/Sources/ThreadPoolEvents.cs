@@ -19,6 +19,7 @@ internal sealed class ThreadPoolEvents(
 
     public Task StartAsync(CancellationToken cancellationToken)
     {
+        capturer.SayWhyNever();
         if (options.Value.ThreadPoolEvents)
         {
             _listener ??= new ThreadPoolEventListener(metrics, history, time, capturer);

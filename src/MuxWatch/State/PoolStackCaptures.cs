@@ -28,6 +28,9 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailabl
     /// <summary>Why no capture can be taken in this process (diagnostics disabled, Native AOT, no permission); null when one can.</summary>
     public string? Unavailable { get; private set; } = unavailable;
 
+    /// <summary>Why the last capture failed, when it did and none succeeded since (the next starvation tries again); null otherwise.</summary>
+    public string? LastFailure { get; private set; }
+
     /// <summary>The last captures, oldest first.</summary>
     public IReadOnlyList<PoolStackCapture> All
     {
@@ -68,16 +71,27 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailabl
             }
 
             CapturingSince = null;
+            LastFailure = null;
         }
     }
 
-    /// <summary>Ends a capture that failed; <paramref name="never"/> says why none will ever work in this process (null: this one failed, the next may not).</summary>
-    public void Fail(string? never)
+    /// <summary>Ends a capture that can never work in this process, saying why.</summary>
+    public void Never(string reason)
     {
         lock (_gate)
         {
             CapturingSince = null;
-            Unavailable ??= never;
+            Unavailable ??= reason;
+        }
+    }
+
+    /// <summary>Ends a capture that failed this once (the next starvation tries again), saying why.</summary>
+    public void Fail(string reason)
+    {
+        lock (_gate)
+        {
+            CapturingSince = null;
+            LastFailure = reason;
         }
     }
 

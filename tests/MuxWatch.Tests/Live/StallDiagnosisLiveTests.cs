@@ -164,9 +164,15 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
         // 300 requests: a service method blocks on an async GET (GetAwaiter().GetResult()), one in five another blocks
         // on a Task.Delay (.Wait()), on the default pool: the replies need the threads the blocked calls hold. The
         // runtime adds threads and says why (CooperativeBlocking); MuxWatch counts it, captures the workers' stacks
-        // once, and names both methods in every starvation timeout.
-        var (_, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.TestApp", ["block", _redis.EndPoint]));
+        // once, and names both methods in every starvation timeout. Its temporary files (the trace, TraceEvent's
+        // index of it) are gone when the app ends.
+        var temp = Directory.CreateTempSubdirectory("muxwatch-capture-");
+        var start = BuiltProgram.StartInfo("MuxWatch.TestApp", ["block", _redis.EndPoint]);
+        start.Environment["TMPDIR"] = temp.FullName;
+        var (_, output, error) = await BuiltProgram.RunAsync(start);
         var run = StallRun.Parse(output);
+        Assert.Empty(temp.EnumerateFiles("muxwatch-stacks-*"));
+        temp.Delete(recursive: true);
 
         Assert.True(run.Metrics.Value("muxwatch_threadpool_adjustments_total", ("reason", "cooperative-blocking")) > 0, error + run.Metrics.Text);
         Assert.Equal(1, run.Metrics.Value("muxwatch_threadpool_stack_captures_total", ("outcome", "captured")));
@@ -236,6 +242,31 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
         {
             Assert.Equal("thread-pool-starvation", t.GetProperty("cause").GetString());
             Assert.Contains("no stacks of the pool's workers were captured: the runtime's diagnostics are disabled (DOTNET_EnableDiagnostics=0)", Lines(t));
+        });
+    }
+
+    [Fact]
+    public async Task Where_the_diagnostic_socket_cannot_be_made_starvation_is_still_named_and_says_why_no_code_is()
+    {
+        // A container whose temporary folder is missing (a read-only root without /tmp): the runtime cannot make its
+        // diagnostic socket there, so MuxWatch's session cannot connect. The capture fails once, says why, and is
+        // never tried again; every starvation timeout says why.
+        var start = BuiltProgram.StartInfo("MuxWatch.TestApp", ["block", _redis.EndPoint]);
+        start.Environment["TMPDIR"] = "/nonexistent/muxwatch-tmp";
+        var (_, output, error) = await BuiltProgram.RunAsync(start);
+        var run = StallRun.Parse(output);
+
+        var reason = run.PoolStacks.GetProperty("unavailable").GetString();
+        Assert.StartsWith("the runtime's diagnostics socket could not be used (ServerNotAvailableException: ", reason, StringComparison.Ordinal);
+        Assert.Contains("/nonexistent/muxwatch-tmp", reason, StringComparison.Ordinal);
+        Assert.Equal(1, run.Metrics.Value("muxwatch_threadpool_stack_captures_total", ("outcome", "unavailable")));
+        Assert.Equal(0, run.Metrics.Value("muxwatch_threadpool_stack_captures_total", ("outcome", "captured")));
+        var starved = run.Timeouts.Where(t => t.GetProperty("kind").GetString() != "connection-failure").ToList();
+        Assert.True(starved.Count > 0, error + output);
+        Assert.All(starved, t =>
+        {
+            Assert.Equal("thread-pool-starvation", t.GetProperty("cause").GetString());
+            Assert.Contains($"no stacks of the pool's workers were captured: {reason}", Lines(t));
         });
     }
 

@@ -30,13 +30,15 @@ internal static class EventPipeStacks
         new("Microsoft-Windows-DotNETRuntime", EventLevel.Informational, 0x10 | 0x8),
     ];
 
-    public static List<IReadOnlyList<ManagedFrame>> Sample(TimeSpan sampleFor)
+    /// <summary>The stacks, innermost frame first; the trace's size, and whether it reached <paramref name="maxBytes"/> and stopped the sampling early.</summary>
+    public static (List<IReadOnlyList<ManagedFrame>> Stacks, long TraceBytes, bool StoppedEarly) Sample(TimeSpan sampleFor, long maxBytes = MaxSampleBytes)
     {
         var trace = Path.Combine(Path.GetTempPath(), $"muxwatch-stacks-{Environment.ProcessId}-{Guid.NewGuid():N}.nettrace");
         string? etlx = null;
         try
         {
-            Record(trace, sampleFor);
+            var stoppedEarly = Record(trace, sampleFor, maxBytes);
+            var traceBytes = new FileInfo(trace).Length;
             etlx = TraceLog.CreateFromEventPipeDataFile(trace);
             using var log = new TraceLog(etlx);
             var newest = new Dictionary<int, TraceCallStack>();
@@ -48,7 +50,7 @@ internal static class EventPipeStacks
                 }
             }
 
-            return [.. newest.Values.Select(Frames)];
+            return ([.. newest.Values.Select(Frames)], traceBytes, stoppedEarly);
         }
         finally
         {
@@ -60,8 +62,8 @@ internal static class EventPipeStacks
         }
     }
 
-    /// <summary>Writes the session to <paramref name="path"/>: sampling for <paramref name="sampleFor"/>, then the rundown.</summary>
-    private static void Record(string path, TimeSpan sampleFor)
+    /// <summary>Writes the session to <paramref name="path"/>: sampling for <paramref name="sampleFor"/> (less when the trace reaches <paramref name="maxBytes"/>: true), then the rundown.</summary>
+    private static bool Record(string path, TimeSpan sampleFor, long maxBytes)
     {
         using var session = new DiagnosticsClient(Environment.ProcessId).StartEventPipeSession(Providers, requestRundown: true, circularBufferMB: 16);
         using var file = new FileStream(path, FileMode.CreateNew, FileAccess.Write, FileShare.None);
@@ -79,7 +81,7 @@ internal static class EventPipeStacks
                 while ((read = session.EventStream.Read(buffer, 0, buffer.Length)) > 0)
                 {
                     file.Write(buffer, 0, read);
-                    if ((written += read) > MaxSampleBytes)
+                    if ((written += read) > maxBytes)
                     {
                         tooLarge.Set();
                     }
@@ -95,9 +97,10 @@ internal static class EventPipeStacks
         })
         { IsBackground = true, Name = "MuxWatch pool stacks reader" };
         reader.Start();
+        bool stoppedEarly;
         try
         {
-            tooLarge.Wait(sampleFor);
+            stoppedEarly = tooLarge.Wait(sampleFor);
             session.Stop();
         }
         finally
@@ -115,6 +118,8 @@ internal static class EventPipeStacks
         {
             throw new IOException("The stack capture's trace could not be written.", failed);
         }
+
+        return stoppedEarly;
     }
 
     private static List<ManagedFrame> Frames(TraceCallStack stack)

@@ -131,7 +131,7 @@ internal sealed partial class PoolStackCapturer(PoolStackCaptures captures, MuxW
 
     /// <summary>The stacks, innermost frame first; none in a Native AOT app (the constant check lets the trimmer drop the session's code there).</summary>
     private static List<IReadOnlyList<ManagedFrame>> Sample() =>
-        RuntimeFeature.IsDynamicCodeSupported ? EventPipeStacks.Sample(SampleFor) : [];
+        RuntimeFeature.IsDynamicCodeSupported ? EventPipeStacks.Sample(SampleFor).Stacks : [];
 
     /// <summary>The capture's sites as one line: <c>OrderService.LoadCart (37 blocked via GetAwaiter().GetResult()); Hot.Spin (3 busy)</c>.</summary>
     internal static string Describe(PoolStackCapture capture) =>

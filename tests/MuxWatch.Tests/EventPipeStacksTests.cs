@@ -1,8 +1,13 @@
+using System.Runtime.CompilerServices;
+using MuxWatch.Reading;
 using MuxWatch.Sources;
 
 namespace MuxWatch.Tests;
 
-/// <summary>The EventPipe session MuxWatch opens on its own process, run on this test process: stacks named, the trace bounded.</summary>
+/// <summary>
+/// The EventPipe session MuxWatch opens on its own process, run on this test process: stacks named, the trace
+/// bounded, deep and many threads summed, no file left.
+/// </summary>
 public sealed class EventPipeStacksTests
 {
     [Fact]
@@ -10,12 +15,59 @@ public sealed class EventPipeStacksTests
     {
         // Ten seconds of sampling asked for, 64 KB allowed: the session stops as soon as the trace passes the bound,
         // and the rundown that follows still names every method of the stacks sampled until then.
-        var (stacks, traceBytes, stoppedEarly) = EventPipeStacks.Sample(TimeSpan.FromSeconds(10), maxBytes: 64 * 1024);
+        var (stacks, traceBytes, stoppedEarly, eventsLost) = EventPipeStacks.Sample(TimeSpan.FromSeconds(10), maxBytes: 64 * 1024);
 
         Assert.True(stoppedEarly);
         Assert.True(traceBytes > 64 * 1024, $"{traceBytes} bytes");
+        Assert.Equal(0, eventsLost);
         Assert.Contains(stacks, stack => stack.Any(frame => frame.Method.StartsWith(
             "MuxWatch.Sources.EventPipeStacks.Record(", StringComparison.Ordinal) && frame.Module == "MuxWatch"));
+    }
+
+    [Theory]
+    [InlineData(60, true)]
+    [InlineData(3000, false)]
+    public void A_pool_worker_blocked_deep_in_a_recursion_is_summed_at_its_own_method_while_the_runtime_samples_its_whole_stack(int depth, bool summed)
+    {
+        // The runtime samples at most 100 frames of a stack, the innermost (measured: a 3,000-deep recursion gives
+        // 100). 60 deep, the pool's loop is among them: the worker is summed at its own method. 3,000 deep, the loop
+        // is not: the thread cannot be told from a thread of the app's own, and it is left out, never misnamed.
+        using var release = new ManualResetEventSlim();
+        using var blocked = new CountdownEvent(1);
+        ThreadPool.UnsafeQueueUserWorkItem(_ => Deep.Recurse(depth, blocked, release), null);
+        blocked.Wait(TimeSpan.FromSeconds(30));
+        try
+        {
+            var (stacks, _, _, _) = EventPipeStacks.Sample(TimeSpan.FromMilliseconds(250));
+
+            Assert.All(stacks, stack => Assert.True(stack.Count <= PoolStackReader.MaxFrames));
+            var (_, _, _, sites) = PoolStackReader.Read(stacks);
+            Assert.Equal(summed, sites.Any(site => site is { Method: "Deep.Recurse", BlockedVia: "ManualResetEventSlim.Wait" }));
+        }
+        finally
+        {
+            release.Set();
+        }
+    }
+
+    [Fact]
+    public void Two_thousand_threads_are_sampled_within_the_bound()
+    {
+        using var release = new ManualResetEventSlim();
+        var threads = Enumerable.Range(0, 2000).Select(_ => new Thread(() => release.Wait()) { IsBackground = true }).ToList();
+        threads.ForEach(thread => thread.Start());
+        try
+        {
+            var (stacks, traceBytes, _, _) = EventPipeStacks.Sample(TimeSpan.FromMilliseconds(250));
+
+            Assert.True(stacks.Count >= 2000, $"{stacks.Count} threads sampled");
+            Assert.True(traceBytes < EventPipeStacks.MaxSampleBytes + (EventPipeStacks.BufferMegabytes * 1024L * 1024), $"{traceBytes} bytes");
+        }
+        finally
+        {
+            release.Set();
+            threads.ForEach(thread => thread.Join());
+        }
     }
 
     [Fact]
@@ -26,5 +78,21 @@ public sealed class EventPipeStacksTests
         _ = EventPipeStacks.Sample(TimeSpan.FromMilliseconds(100));
 
         Assert.Equal(before, Directory.GetFiles(Path.GetTempPath(), $"muxwatch-stacks-{Environment.ProcessId}-*"));
+    }
+
+    private static class Deep
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Recurse(int depth, CountdownEvent blocked, ManualResetEventSlim release)
+        {
+            if (depth > 0)
+            {
+                Recurse(depth - 1, blocked, release);
+                return;
+            }
+
+            blocked.Signal();
+            release.Wait();
+        }
     }
 }

@@ -81,6 +81,21 @@ public sealed class PoolStackReaderTests
         Assert.Equal(PoolStackCapture.MaxSites, sites.Count);
     }
 
+    [Fact]
+    public void A_stack_of_any_depth_keeps_its_innermost_and_outermost_frames()
+    {
+        // The app's method, its wait, 10,000 frames of recursion, then the pool's loop.
+        var frames = new List<ManagedFrame> { new("System.Threading.Thread.Sleep(int32)", "System.Private.CoreLib"), new("Shop.Deep.Recurse(int32)", "Shop") };
+        frames.AddRange(Enumerable.Repeat(new ManagedFrame("Shop.Deep.Recurse(int32)", "Shop"), 10_000));
+        frames.Add(new("System.Threading.ThreadPoolWorkQueue.Dispatch()", "System.Private.CoreLib"));
+        frames.Add(new("System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart()", "System.Private.CoreLib"));
+
+        var bounded = PoolStackReader.Bounded(frames);
+
+        Assert.Equal(PoolStackReader.MaxFrames, bounded.Count);
+        Assert.Equal(new PoolThreadSite("Deep.Recurse", "Thread.Sleep", 1), Assert.Single(PoolStackReader.Read([bounded]).Sites));
+    }
+
     private static List<IReadOnlyList<ManagedFrame>> ReadCorpus()
     {
         var stacks = new List<IReadOnlyList<ManagedFrame>>();

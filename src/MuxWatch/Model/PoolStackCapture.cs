@@ -13,6 +13,9 @@ namespace MuxWatch.Model;
 /// <param name="Sites">The app's code on those workers, most threads first, blocked and busy; at most <see cref="MaxSites"/>.</param>
 public sealed record PoolStackCapture(DateTimeOffset At, double TookMs, string Trigger, int Workers, int BlockedWorkers, int BusyWorkers, IReadOnlyList<PoolThreadSite> Sites)
 {
+    /// <summary>Events the runtime dropped while the session ran (its buffer full): when over 0, some frames may be unnamed and their threads unsummed.</summary>
+    public int EventsLost { get; init; }
+
     /// <summary>The most sites kept in one capture.</summary>
     public const int MaxSites = 10;
 }

@@ -18,6 +18,12 @@ internal readonly record struct ManagedFrame(string Method, string Module);
 /// </remarks>
 internal static class PoolStackReader
 {
+    /// <summary>The most frames kept of one stack: the innermost, where the app's frame and its wait are, and the outermost, where the pool's loop is.</summary>
+    internal const int MaxFrames = 256;
+
+    /// <summary>Of <see cref="MaxFrames"/>, how many are the outermost.</summary>
+    internal const int OutermostFrames = 64;
+
     /// <summary>The longest method name kept; a generic type's name can run to kilobytes.</summary>
     internal const int MaxMethodChars = 160;
 
@@ -88,6 +94,16 @@ internal static class PoolStackReader
             .Select(s => new PoolThreadSite(s.Key.Method, s.Key.Via, s.Value))
             .ToList();
         return (workers, blocked, busy, ordered);
+    }
+
+    /// <summary>
+    /// <paramref name="frames"/> (innermost first) cut to <see cref="MaxFrames"/>, dropping the middle: a recursion
+    /// thousands deep keeps both the app's frame and its wait (innermost) and the pool's loop (outermost).
+    /// </summary>
+    public static IReadOnlyList<ManagedFrame> Bounded(List<ManagedFrame> frames)
+    {
+        ArgumentNullException.ThrowIfNull(frames);
+        return frames.Count <= MaxFrames ? frames : [.. frames.Take(MaxFrames - OutermostFrames), .. frames.TakeLast(OutermostFrames)];
     }
 
     private static bool IsWorkerLoop(ManagedFrame frame) =>

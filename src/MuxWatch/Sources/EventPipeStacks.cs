@@ -15,8 +15,12 @@ internal static class EventPipeStacks
     /// <summary>The most a trace may grow while sampling before the session is stopped early (a process with thousands of threads).</summary>
     internal const long MaxSampleBytes = 32L * 1024 * 1024;
 
-    /// <summary>The most frames kept of one stack, innermost first.</summary>
-    internal const int MaxFrames = 256;
+    /// <summary>
+    /// The runtime's buffer for the session, allocated as events wait to be read: the rundown that names every
+    /// method of a large app runs to megabytes (6 MB in the test process), and a reader slowed by a busy machine
+    /// must not make the runtime drop it (a 16 MB buffer lost it once in a loaded test run: no method named).
+    /// </summary>
+    internal const int BufferMegabytes = 64;
 
     /// <summary>How long the rundown may take to arrive after the stop before the session is closed under it.</summary>
     private static readonly TimeSpan StopTimeout = TimeSpan.FromSeconds(30);
@@ -30,8 +34,12 @@ internal static class EventPipeStacks
         new("Microsoft-Windows-DotNETRuntime", EventLevel.Informational, 0x10 | 0x8),
     ];
 
-    /// <summary>The stacks, innermost frame first; the trace's size, and whether it reached <paramref name="maxBytes"/> and stopped the sampling early.</summary>
-    public static (List<IReadOnlyList<ManagedFrame>> Stacks, long TraceBytes, bool StoppedEarly) Sample(TimeSpan sampleFor, long maxBytes = MaxSampleBytes)
+    /// <summary>
+    /// The stacks, innermost frame first (at most <see cref="PoolStackReader.MaxFrames"/> each); the trace's size,
+    /// whether it reached <paramref name="maxBytes"/> and stopped the sampling early, and the events the runtime
+    /// dropped (its buffer full: then some methods may go unnamed).
+    /// </summary>
+    public static (List<IReadOnlyList<ManagedFrame>> Stacks, long TraceBytes, bool StoppedEarly, int EventsLost) Sample(TimeSpan sampleFor, long maxBytes = MaxSampleBytes)
     {
         var trace = Path.Combine(Path.GetTempPath(), $"muxwatch-stacks-{Environment.ProcessId}-{Guid.NewGuid():N}.nettrace");
         string? etlx = null;
@@ -50,7 +58,7 @@ internal static class EventPipeStacks
                 }
             }
 
-            return ([.. newest.Values.Select(Frames)], traceBytes, stoppedEarly);
+            return ([.. newest.Values.Select(Frames)], traceBytes, stoppedEarly, log.EventsLost);
         }
         finally
         {
@@ -65,7 +73,7 @@ internal static class EventPipeStacks
     /// <summary>Writes the session to <paramref name="path"/>: sampling for <paramref name="sampleFor"/> (less when the trace reaches <paramref name="maxBytes"/>: true), then the rundown.</summary>
     private static bool Record(string path, TimeSpan sampleFor, long maxBytes)
     {
-        using var session = new DiagnosticsClient(Environment.ProcessId).StartEventPipeSession(Providers, requestRundown: true, circularBufferMB: 16);
+        using var session = new DiagnosticsClient(Environment.ProcessId).StartEventPipeSession(Providers, requestRundown: true, circularBufferMB: BufferMegabytes);
         using var file = new FileStream(path, FileMode.CreateNew, FileAccess.Write, FileShare.None);
         using var tooLarge = new ManualResetEventSlim();
         Exception? failed = null;
@@ -122,15 +130,15 @@ internal static class EventPipeStacks
         return stoppedEarly;
     }
 
-    private static List<ManagedFrame> Frames(TraceCallStack stack)
+    private static IReadOnlyList<ManagedFrame> Frames(TraceCallStack stack)
     {
         var frames = new List<ManagedFrame>();
-        for (var frame = stack; frame is not null && frames.Count < MaxFrames; frame = frame.Caller)
+        for (var frame = stack; frame is not null; frame = frame.Caller)
         {
             frames.Add(new ManagedFrame(frame.CodeAddress.FullMethodName ?? string.Empty, frame.CodeAddress.ModuleName ?? string.Empty));
         }
 
-        return frames;
+        return PoolStackReader.Bounded(frames);
     }
 
     private static void TryDelete(string path)

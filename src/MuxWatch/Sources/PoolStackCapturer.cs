@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.CompilerServices;
 using Microsoft.Diagnostics.NETCore.Client;
@@ -93,7 +92,7 @@ internal sealed partial class PoolStackCapturer(PoolStackCaptures captures, MuxW
 
     private void Capture(string trigger, DateTimeOffset begun)
     {
-        var started = Stopwatch.GetTimestamp();
+        var started = time.GetTimestamp();
         if (WhyUnavailable() is { } unavailable)
         {
             End(unavailable, null);
@@ -102,11 +101,12 @@ internal sealed partial class PoolStackCapturer(PoolStackCaptures captures, MuxW
 
         try
         {
-            var (workers, blocked, busy, sites) = PoolStackReader.Read(Sample());
-            var capture = new PoolStackCapture(begun, Stopwatch.GetElapsedTime(started).TotalMilliseconds, trigger, workers, blocked, busy, sites);
+            var (stacks, eventsLost) = Sample();
+            var (workers, blocked, busy, sites) = PoolStackReader.Read(stacks);
+            var capture = new PoolStackCapture(begun, time.GetElapsedTime(started).TotalMilliseconds, trigger, workers, blocked, busy, sites) { EventsLost = eventsLost };
             captures.Complete(capture);
             metrics.RecordStackCapture("captured");
-            LogCaptured(logger, trigger, workers, blocked, busy, Describe(capture), capture.TookMs);
+            LogCaptured(logger, trigger, workers, blocked, busy, Describe(capture), capture.TookMs, eventsLost);
         }
         catch (Exception ex) when (ex is ServerNotAvailableException or UnsupportedCommandException or UnauthorizedAccessException or PlatformNotSupportedException)
         {
@@ -130,8 +130,16 @@ internal sealed partial class PoolStackCapturer(PoolStackCaptures captures, MuxW
     }
 
     /// <summary>The stacks, innermost frame first; none in a Native AOT app (the constant check lets the trimmer drop the session's code there).</summary>
-    private static List<IReadOnlyList<ManagedFrame>> Sample() =>
-        RuntimeFeature.IsDynamicCodeSupported ? EventPipeStacks.Sample(SampleFor).Stacks : [];
+    private static (List<IReadOnlyList<ManagedFrame>> Stacks, int EventsLost) Sample()
+    {
+        if (!RuntimeFeature.IsDynamicCodeSupported)
+        {
+            return ([], 0);
+        }
+
+        var (stacks, _, _, eventsLost) = EventPipeStacks.Sample(SampleFor);
+        return (stacks, eventsLost);
+    }
 
     /// <summary>The capture's sites as one line: <c>OrderService.LoadCart (37 blocked via GetAwaiter().GetResult()); Hot.Spin (3 busy)</c>.</summary>
     internal static string Describe(PoolStackCapture capture) =>
@@ -141,8 +149,8 @@ internal sealed partial class PoolStackCapturer(PoolStackCaptures captures, MuxW
                 $"{site.Method} ({site.Threads} {(site.Blocked ? $"blocked via {site.BlockedVia}" : "busy")})")));
 
     [LoggerMessage(EventId = 60, Level = LogLevel.Warning,
-        Message = "The thread pool starved ({Trigger}); its workers' stacks: {Workers} workers, {Blocked} blocked, {Busy} busy: {Sites} (captured in {TookMs:F0} ms)")]
-    private static partial void LogCaptured(ILogger logger, string trigger, int workers, int blocked, int busy, string sites, double tookMs);
+        Message = "The thread pool starved ({Trigger}); its workers' stacks: {Workers} workers, {Blocked} blocked, {Busy} busy: {Sites} (captured in {TookMs:F0} ms; {EventsLost} events lost)")]
+    private static partial void LogCaptured(ILogger logger, string trigger, int workers, int blocked, int busy, string sites, double tookMs, int eventsLost);
 
     [LoggerMessage(EventId = 61, Level = LogLevel.Information,
         Message = "The thread pool's stacks cannot be captured in this process: {Reason}. Starvation timeouts are still diagnosed, without the code that blocked")]

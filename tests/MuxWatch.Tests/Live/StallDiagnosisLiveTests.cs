@@ -223,54 +223,7 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
         });
     }
 
-    [Fact]
-    public async Task With_the_runtimes_diagnostics_disabled_starvation_is_still_named_and_says_why_no_code_is()
-    {
-        // The same blocking app, started with DOTNET_EnableDiagnostics=0: no EventPipe session can be opened, so no
-        // stacks; the runtime's events still arrive in-process, and every starvation timeout says why no code is named.
-        var start = BuiltProgram.StartInfo("MuxWatch.TestApp", ["block", _redis.EndPoint]);
-        start.Environment["DOTNET_EnableDiagnostics"] = "0";
-        var (_, output, error) = await BuiltProgram.RunAsync(start);
-        var run = StallRun.Parse(output);
-
-        Assert.Equal("the runtime's diagnostics are disabled (DOTNET_EnableDiagnostics=0)", run.PoolStacks.GetProperty("unavailable").GetString());
-        Assert.Empty(run.PoolStacks.GetProperty("captures").EnumerateArray());
-        Assert.Equal(0, run.Metrics.Value("muxwatch_threadpool_stack_captures_total", ("outcome", "captured")));
-        AssertEveryStarvationSaysWhyNoCode(run, "the runtime's diagnostics are disabled (DOTNET_EnableDiagnostics=0)", error + output);
-    }
-
-    [Fact]
-    public async Task Where_the_diagnostic_socket_cannot_be_made_starvation_is_still_named_and_says_why_no_code_is()
-    {
-        // A container whose temporary folder is missing (a read-only root without /tmp): the runtime cannot make its
-        // diagnostic socket there, so MuxWatch's session cannot connect. The capture fails once, says why, and is
-        // never tried again; every starvation timeout says why.
-        var start = BuiltProgram.StartInfo("MuxWatch.TestApp", ["block", _redis.EndPoint]);
-        start.Environment["TMPDIR"] = "/nonexistent/muxwatch-tmp";
-        var (_, output, error) = await BuiltProgram.RunAsync(start);
-        var run = StallRun.Parse(output);
-
-        var reason = run.PoolStacks.GetProperty("unavailable").GetString();
-        Assert.StartsWith("the runtime's diagnostics socket could not be used (ServerNotAvailableException: ", reason, StringComparison.Ordinal);
-        Assert.Contains("/nonexistent/muxwatch-tmp", reason, StringComparison.Ordinal);
-        Assert.Equal(1, run.Metrics.Value("muxwatch_threadpool_stack_captures_total", ("outcome", "unavailable")));
-        Assert.Equal(0, run.Metrics.Value("muxwatch_threadpool_stack_captures_total", ("outcome", "captured")));
-        AssertEveryStarvationSaysWhyNoCode(run, reason!, error + output);
-    }
-
-    /// <summary>Every timeout of the blocking app (bar the connection failures of its end) is starvation and says why no code is named.</summary>
-    private static void AssertEveryStarvationSaysWhyNoCode(StallRun run, string reason, string context)
-    {
-        var starved = run.Timeouts.Where(t => t.GetProperty("kind").GetString() != "connection-failure").ToList();
-        Assert.True(starved.Count > 0, context);
-        Assert.All(starved, t =>
-        {
-            Assert.Equal("thread-pool-starvation", t.GetProperty("cause").GetString());
-            Assert.Contains($"no stacks of the pool's workers were captured: {reason}", Lines(t));
-        });
-    }
-
-    private static List<string> Lines(JsonElement timeout) => [.. timeout.GetProperty("evidence").EnumerateArray().Select(e => e.GetString()!)];
+    private static List<string> Lines(JsonElement timeout) => StallRun.Lines(timeout);
 
     private async Task<string> SlowLogAsync() => (await _redis.CommandAsync("SLOWLOG", "GET", "10")).Trim();
 
@@ -279,46 +232,5 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
         var (exitCode, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.TestApp", ["stall", _redis.EndPoint, .. variant]));
         Assert.True(exitCode == 0, $"the app's timeouts were not all recorded and settled (exit {exitCode}): {error}\n{output}");
         return StallRun.Parse(output);
-    }
-
-    private sealed record StallRun(List<JsonElement> Timeouts, int Thrown, MetricsText Metrics, JsonElement PoolStacks)
-    {
-        public static StallRun Parse(string output)
-        {
-            var lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
-            var timeouts = lines.Where(line => line.StartsWith('{')).Select(line => JsonDocument.Parse(line).RootElement).ToList();
-            var thrown = int.Parse(lines.Single(line => line.StartsWith("thrown: ", StringComparison.Ordinal))["thrown: ".Length..], System.Globalization.CultureInfo.InvariantCulture);
-            var metrics = new MetricsText(string.Join('\n', lines.Where(line => line.StartsWith("metrics: ", StringComparison.Ordinal)).Select(line => line["metrics: ".Length..])));
-            var status = lines.SingleOrDefault(line => line.StartsWith("status: ", StringComparison.Ordinal)) is { } statusLine
-                ? JsonDocument.Parse(statusLine["status: ".Length..]).RootElement.GetProperty("poolStacks") : default;
-            return new StallRun(timeouts, thrown, metrics, status);
-        }
-
-        /// <summary>Every call that threw was recorded once, settled, and the counter holds each once under <paramref name="cause"/>.</summary>
-        public void AssertCountedOnceUnder(string cause) => AssertCountedUnder(cause, exactly: true);
-
-        /// <summary>
-        /// Every call that threw was recorded (once, when <paramref name="exactly"/>), settled, and the counter
-        /// holds each recorded one once under <paramref name="cause"/>.
-        /// </summary>
-        public void AssertCountedUnder(string cause, bool exactly, int atLeast = 40)
-        {
-            var apps = Timeouts.Where(t => t.GetProperty("source").GetString() == "first-chance").ToList();
-            Assert.True(Thrown >= atLeast, $"only {Thrown} calls timed out");
-            if (exactly)
-            {
-                Assert.Equal(Thrown, apps.Count);
-            }
-            else
-            {
-                Assert.InRange(apps.Count, Thrown, Thrown + 1);
-            }
-
-            Assert.All(Timeouts, t => Assert.True(t.GetProperty("settled").GetBoolean()));
-            var counted = Metrics.Value("muxwatch_timeouts_total", ("multiplexer", "app"), ("cause", cause), ("source", "first-chance"));
-            Assert.Equal(apps.Count, counted);
-            var all = Metrics.Samples("muxwatch_timeouts_total").Where(s => s.Labels.GetValueOrDefault("multiplexer") == "app").Sum(s => s.Value);
-            Assert.Equal(Timeouts.Count, all); // nothing counted under another cause, nothing twice
-        }
     }
 }

@@ -1,0 +1,49 @@
+using System.Text.Json;
+using MuxWatch.Testing;
+
+namespace MuxWatch.Tests.Live;
+
+/// <summary>What the test app printed after a run: its timeouts as the API gives them, how many of its calls threw, its metrics, its pool's stack captures.</summary>
+internal sealed record StallRun(List<JsonElement> Timeouts, int Thrown, MetricsText Metrics, JsonElement PoolStacks)
+{
+    /// <summary>A timeout's evidence lines, as the API gives them.</summary>
+    public static List<string> Lines(JsonElement timeout) => [.. timeout.GetProperty("evidence").EnumerateArray().Select(e => e.GetString()!)];
+
+    public static StallRun Parse(string output)
+    {
+        var lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        var timeouts = lines.Where(line => line.StartsWith('{')).Select(line => JsonDocument.Parse(line).RootElement).ToList();
+        var thrown = int.Parse(lines.Single(line => line.StartsWith("thrown: ", StringComparison.Ordinal))["thrown: ".Length..], System.Globalization.CultureInfo.InvariantCulture);
+        var metrics = new MetricsText(string.Join('\n', lines.Where(line => line.StartsWith("metrics: ", StringComparison.Ordinal)).Select(line => line["metrics: ".Length..])));
+        var status = lines.SingleOrDefault(line => line.StartsWith("status: ", StringComparison.Ordinal)) is { } statusLine
+            ? JsonDocument.Parse(statusLine["status: ".Length..]).RootElement.GetProperty("poolStacks") : default;
+        return new StallRun(timeouts, thrown, metrics, status);
+    }
+
+    /// <summary>Every call that threw was recorded once, settled, and the counter holds each once under <paramref name="cause"/>.</summary>
+    public void AssertCountedOnceUnder(string cause) => AssertCountedUnder(cause, exactly: true);
+
+    /// <summary>
+    /// Every call that threw was recorded (once, when <paramref name="exactly"/>), settled, and the counter
+    /// holds each recorded one once under <paramref name="cause"/>.
+    /// </summary>
+    public void AssertCountedUnder(string cause, bool exactly, int atLeast = 40)
+    {
+        var apps = Timeouts.Where(t => t.GetProperty("source").GetString() == "first-chance").ToList();
+        Assert.True(Thrown >= atLeast, $"only {Thrown} calls timed out");
+        if (exactly)
+        {
+            Assert.Equal(Thrown, apps.Count);
+        }
+        else
+        {
+            Assert.InRange(apps.Count, Thrown, Thrown + 1);
+        }
+
+        Assert.All(Timeouts, t => Assert.True(t.GetProperty("settled").GetBoolean()));
+        var counted = Metrics.Value("muxwatch_timeouts_total", ("multiplexer", "app"), ("cause", cause), ("source", "first-chance"));
+        Assert.Equal(apps.Count, counted);
+        var all = Metrics.Samples("muxwatch_timeouts_total").Where(s => s.Labels.GetValueOrDefault("multiplexer") == "app").Sum(s => s.Value);
+        Assert.Equal(Timeouts.Count, all); // nothing counted under another cause, nothing twice
+    }
+}

@@ -20,7 +20,7 @@
 //                                        connection (200 ms timeouts), the slow log on; output as for stall
 //   MuxWatch.TestApp block <host:port>   an app whose 300 requests block on an async GET (GetAwaiter().GetResult()) on pool threads,
 //                                        on the default pool (500 ms timeouts); output as for stall, with the muxwatch_threadpool_adjustments_total lines
-//   MuxWatch.TestApp busy <host:port>    an app whose 300 work items compute 300 ms each on pool threads (nothing blocked) while it
+//   MuxWatch.TestApp busy <host:port>    an app whose 150 work items compute 300 ms each on pool threads (nothing blocked) while it
 //                                        GETs from a thread of its own (500 ms timeouts); output as for block
 using System.Reflection;
 using System.Text.Json;
@@ -505,15 +505,15 @@ static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMu
 
 static async Task<int> KeepThePoolBusyAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, CollectorRegistry registry)
 {
-    // An app like a user's whose requests compute on pool threads (CPU-bound, nothing blocked): 300 work items of
+    // An app like a user's whose requests compute on pool threads (CPU-bound, nothing blocked): 150 work items of
     // 300 ms of computing each on the default pool (2 cores: minimum 2), while its GETs (500 ms timeouts) need a pool
     // thread to have their replies processed.
     await app.GetDatabase().StringSetAsync("muxwatch:cart", "value");
     var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
     await WaitAsync(() => timelines.Find(endpoint)?.Status().WitnessAnsweredAt is not null);
 
-    using var done = new CountdownEvent(300);
-    for (var i = 0; i < 300; i++)
+    using var done = new CountdownEvent(150);
+    for (var i = 0; i < 150; i++)
     {
         ThreadPool.UnsafeQueueUserWorkItem(_ =>
         {

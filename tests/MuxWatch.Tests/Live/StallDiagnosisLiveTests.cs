@@ -202,7 +202,7 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
     [Fact]
     public async Task A_pool_kept_busy_by_computing_is_starvation_the_runtime_says_was_not_blocking_on_tasks_and_the_busy_code_is_named()
     {
-        // 300 work items compute on pool threads, nothing blocked: the runtime reports no thread blocked on a task,
+        // 150 work items compute 300 ms each on pool threads, nothing blocked: the runtime reports no thread blocked on a task,
         // and MuxWatch says the threads were busy (and not "sync over async"), in the method that computes.
         var (_, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.TestApp", ["busy", _redis.EndPoint]));
         var run = StallRun.Parse(output);

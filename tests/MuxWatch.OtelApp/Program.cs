@@ -16,7 +16,7 @@ builder.Services.AddMuxWatch()
     .UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry());
 
 builder.Services.AddOpenTelemetry().WithMetrics(metrics => metrics
-    .AddMeter(MuxWatchMeter.MeterName)
+    .AddMeter("MuxWatch") // the meter's name, as OpenTelemetry's guide has an app write it
     .AddView("muxwatch.*", new MetricStreamConfiguration { CardinalityLimit = 10_000 }) // the SDK keeps 2,000 series per instrument by default
     .AddPrometheusExporter());
 

@@ -17,7 +17,7 @@ namespace MuxWatch.Export;
 /// OpenTelemetry user scrapes the same names and the shipped alert rules and dashboards apply unchanged
 /// (docs/metrics.md, "OpenTelemetry").
 /// </remarks>
-public sealed class MuxWatchMeter : IDisposable
+internal sealed class MuxWatchMeter : IDisposable
 {
     /// <summary>The meter's name, to pass to <c>AddMeter</c>.</summary>
     public const string MeterName = "MuxWatch";

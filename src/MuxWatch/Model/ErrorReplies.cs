@@ -6,7 +6,7 @@ namespace MuxWatch.Model;
 /// an app sees instead of, or beside, timeouts. Any other error (a bug's <c>WRONGTYPE</c>, <c>ERR</c>) is
 /// <c>other</c>: the label stays bounded whatever the server says.
 /// </summary>
-public static class ErrorReplies
+internal static class ErrorReplies
 {
     /// <summary>The error codes counted by name, then <c>other</c>, in label order.</summary>
     public static IReadOnlyList<string> Codes { get; } =

@@ -23,7 +23,7 @@ internal sealed class CartService(IDatabase db)
 internal static class ReportService
 {
     [MethodImpl(MethodImplOptions.NoInlining)]
-    public static void WaitForReport() => Task.Delay(TimeSpan.FromSeconds(2)).Wait();
+    public static void WaitForReport() => Task.Delay(TimeSpan.FromMilliseconds(500)).Wait();
 }
 
 /// <summary>Computes prices on the pool's threads for 300 ms: CPU-bound, nothing blocked.</summary>

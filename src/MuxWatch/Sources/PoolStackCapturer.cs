@@ -74,8 +74,17 @@ internal sealed partial class PoolStackCapturer(PoolStackCaptures captures, MuxW
         }
 
         var thread = new Thread(() => Capture(trigger, begun)) { IsBackground = true, Name = "MuxWatch pool stacks" };
-        _running = thread;
-        thread.Start();
+        try
+        {
+            thread.Start();
+            _running = thread;
+        }
+        catch (OutOfMemoryException ex)
+        {
+            // No thread to be had (the process at its limit): this capture is given up, the next starvation tries again.
+            captures.Fail($"the last capture failed (no thread could be started: {ex.Message}); the next starvation tries again");
+            metrics.RecordStackCapture("failed");
+        }
     }
 
     /// <summary>Says once, at start, why no capture will be taken, when the process cannot be captured (not when it is turned off).</summary>

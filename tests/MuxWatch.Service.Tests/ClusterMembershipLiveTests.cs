@@ -38,11 +38,13 @@ public sealed class ClusterMembershipLiveTests : IAsyncLifetime
 
         await _cluster.RemoveNodeAsync(added);
         Assert.True(await added.AnswersPingAsync(), "del-node leaves the removed node running, alone");
+        var left = "";
         await SayingWhatWasSeenAsync(sidecar, () => Eventually.UntilAsync(async () =>
         {
             var text = await sidecar.Client.GetStringAsync(new Uri("/metrics", UriKind.Relative));
-            return !text.Contains($"\"{added.EndPoint}\"", StringComparison.Ordinal);
-        }, "no series left naming the removed node", TimeSpan.FromSeconds(60)));
+            left = string.Join("; ", text.Split('\n').Where(line => line.Contains($"\"{added.EndPoint}\"", StringComparison.Ordinal)).Take(10));
+            return left.Length == 0;
+        }, "no series left naming the removed node", TimeSpan.FromSeconds(60)), () => $"series left: {left}");
 
         var after = await MetricsText.ScrapeAsync(sidecar.Client);
         var roles = RolesOf(after);
@@ -54,7 +56,7 @@ public sealed class ClusterMembershipLiveTests : IAsyncLifetime
     }
 
     /// <summary>What the sidecar saw instead, for whoever reads the failure.</summary>
-    private static async Task SayingWhatWasSeenAsync(InMemorySidecar sidecar, Func<Task> wait)
+    private static async Task SayingWhatWasSeenAsync(InMemorySidecar sidecar, Func<Task> wait, Func<string>? more = null)
     {
         try
         {
@@ -64,7 +66,7 @@ public sealed class ClusterMembershipLiveTests : IAsyncLifetime
         {
             var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
             throw new TimeoutException(
-                $"{ex.Message}; roles {string.Join(", ", RolesOf(metrics))}; known nodes {string.Join(", ", metrics.Samples("muxwatch_server_cluster_known_nodes").Select(s => s.Value))}; "
+                $"{ex.Message}; {more?.Invoke()}; roles {string.Join(", ", RolesOf(metrics))}; known nodes {string.Join(", ", metrics.Samples("muxwatch_server_cluster_known_nodes").Select(s => s.Value))}; "
                 + $"targets {await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative))}", ex);
         }
     }

@@ -150,7 +150,7 @@ internal static class SidecarScale
     }
 
     /// <summary>Starts a process whose output is read and dropped, so a full pipe never blocks it.</summary>
-    private static Process StartDiscardingOutput(ProcessStartInfo info, string what)
+    internal static Process StartDiscardingOutput(ProcessStartInfo info, string what)
     {
         info.RedirectStandardOutput = true;
         info.RedirectStandardError = true;
@@ -217,7 +217,7 @@ internal static class SidecarScale
         return (times[times.Count / 2], times[0], times[^1], System.Text.Encoding.UTF8.GetByteCount(text), series, cpuMs);
     }
 
-    private static TimeSpan CpuTime(Process? process)
+    internal static TimeSpan CpuTime(Process? process)
     {
         if (process is null)
         {
@@ -228,7 +228,7 @@ internal static class SidecarScale
         return process.TotalProcessorTime;
     }
 
-    private static async Task<int> ConnectedTargetsAsync(HttpClient client)
+    internal static async Task<int> ConnectedTargetsAsync(HttpClient client)
     {
         try
         {

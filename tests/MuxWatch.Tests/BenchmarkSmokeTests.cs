@@ -87,6 +87,20 @@ public sealed class BenchmarkSmokeTests
     }
 
     [Fact]
+    public async Task The_sidecar_fleet_run_measures_separate_endpoints_and_each_servers_cost_beside_the_exporter()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "sidecar-fleet", "--servers", "1", "--addresses", "2", "--keys", "10",
+            "--warmup-seconds", "1", "--window-seconds", "2", "--scrapes", "2");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info, timeout: TimeSpan.FromMinutes(3));
+
+        Assert.True(exitCode == 0, $"exit {exitCode}: {error}\n{output}");
+        Assert.Contains("2 separate endpoints", output, StringComparison.Ordinal);
+        Assert.Contains("what MuxWatch costs each endpoint's server", output, StringComparison.Ordinal);
+        Assert.Contains("what redis_exporter costs each endpoint's server", output, StringComparison.Ordinal); // test.sh installs prometheus-redis-exporter
+    }
+
+    [Fact]
     public async Task The_idle_cost_run_prints_each_variants_cpu_beside_the_bare_app()
     {
         var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "idle-cost", "--warmup", "2", "--measure", "1");

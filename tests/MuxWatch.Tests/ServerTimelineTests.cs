@@ -122,8 +122,11 @@ public sealed class ServerTimelineTests
         Assert.Null(metrics.Value("muxwatch_server_forks_total"));
         Assert.Null(metrics.Value("muxwatch_server_cow_size_bytes"));
         Assert.Equal(1, metrics.Value("muxwatch_server_command_refused", ("command", "slowlog")));
-        Assert.Equal(0, metrics.Value("muxwatch_server_command_refused", ("command", "info")));
+        Assert.Null(metrics.Value("muxwatch_server_command_refused", ("command", "info"))); // answered: no series at 0
         Assert.Equal(["slowlog"], _timeline.Status().RefusedCommands);
+
+        _tracker.Apply(new ServerPollResult(Endpoint, T0.AddSeconds(1), T0.AddSeconds(1)) { Info = old });
+        Assert.Null(Scrape().Value("muxwatch_server_command_refused", ("command", "slowlog"))); // answered again: gone
     }
 
     /// <summary>Issue 26, #6: values no clock survives (2^63-1, 10^11 seconds) used to throw on every poll, silently.</summary>

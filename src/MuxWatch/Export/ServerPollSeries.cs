@@ -14,6 +14,28 @@ internal sealed class ServerPollSeries(MuxWatchMetrics metrics, string endpoint)
     private static readonly string[] PolledCommands = ["info", "slowlog", "latency", "config", "time"];
 
     private HashSet<string> _replicas = [];
+    private readonly HashSet<string> _refused = new(StringComparer.Ordinal);
+
+    /// <summary>
+    /// A series per command the server refuses, at 1, gone once it answers again: no series at 0 for the commands
+    /// it answers, which would be five of an endpoint's 60 (a sidecar of 500 endpoints scraped 2,500 of them, used
+    /// by no dashboard or alert; "absent" reads the same in PromQL with <c>or vector(0)</c>).
+    /// </summary>
+    private void ProjectRefused(IReadOnlyCollection<string> refused)
+    {
+        foreach (var command in PolledCommands)
+        {
+            if (refused.Contains(command, StringComparer.OrdinalIgnoreCase))
+            {
+                metrics.ServerCommandRefused.WithLabels(endpoint, command).Set(1);
+                _refused.Add(command);
+            }
+            else if (_refused.Remove(command))
+            {
+                metrics.ServerCommandRefused.RemoveLabelled(endpoint, command);
+            }
+        }
+    }
 
     /// <summary>Sets the series <paramref name="poll"/> (one that succeeded) carries.</summary>
     public void Project(ServerPollResult poll)
@@ -23,10 +45,7 @@ internal sealed class ServerPollSeries(MuxWatchMetrics metrics, string endpoint)
             metrics.ServerClockOffsetSeconds.WithLabels(endpoint).Set(offset.TotalSeconds);
         }
 
-        foreach (var command in PolledCommands)
-        {
-            metrics.ServerCommandRefused.WithLabels(endpoint, command).Set(poll.Refused.Contains(command, StringComparer.OrdinalIgnoreCase) ? 1 : 0);
-        }
+        ProjectRefused(poll.Refused);
 
         if (poll.LatencyMonitorThresholdMs is { } threshold)
         {

@@ -151,6 +151,17 @@ internal static class SidecarFleet
         using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}"), Timeout = TimeSpan.FromSeconds(30) };
         try
         {
+            var starting = Stopwatch.StartNew();
+            while (!await SidecarScale.AnswersAsync(client))
+            {
+                if (process.HasExited || starting.Elapsed > TimeSpan.FromSeconds(30))
+                {
+                    throw new InvalidOperationException("redis_exporter did not answer");
+                }
+
+                await Task.Delay(100);
+            }
+
             var interval = TimeSpan.FromSeconds(15);
             await ResetStatsAsync(admin, servers);
             var measured = Stopwatch.StartNew();

@@ -241,7 +241,7 @@ internal static class SidecarScale
         }
     }
 
-    private static async Task<bool> AnswersAsync(HttpClient client)
+    internal static async Task<bool> AnswersAsync(HttpClient client)
     {
         try
         {

@@ -48,6 +48,26 @@ public sealed class DiagnosisStrengthTests
         Assert.DoesNotContain(TimeoutCause.ServerStall, diagnosis.Causes);
     }
 
+    [Fact]
+    public void A_full_socket_behind_a_huge_reply_in_the_pipe_is_the_payload_not_a_reader_waiting_for_a_thread()
+    {
+        // Caught live (3.4.35, the huge-value test, pool minimum 2): the reader was working through 94 MB in its pipe,
+        // the socket full behind it, one thread over the minimum; it was once named starvation with high confidence.
+        var diagnosis = Diagnose("Timeout performing GET (200ms), next: GET muxwatch:huge, inst: 23, qu: 0, qs: 0, aw: False, bw: Inactive, rs: ReadAsync, ws: Idle, in: 1702558, in-pipe: 94752932, last-in: 7, cur-in: 7, lm: 2/3/1/0, sync-ops: 1, async-ops: 24, serverEndpoint: 127.0.0.1:34747, conn-sec: 3.47, aoc: 0, mc: 1/1/0, clientName: vm(SE.Redis-v3.4.35.20751), IOCP: (Busy=0,Free=1000,Min=1,Max=1000), WORKER: (Busy=3,Free=32764,Min=2,Max=32767), POOL: (Threads=6,QueuedItems=0,CompletedItems=399,Timers=2), v: 3.4.35.20751");
+
+        Assert.Equal(TimeoutCause.LargePayload, diagnosis.Cause);
+        Assert.Contains(diagnosis.EvidenceLines, line => line.Contains("fill the socket buffer behind the large reply the reader is working through (in-pipe)", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void A_full_socket_with_the_pool_above_its_minimum_and_no_large_reply_is_still_a_reader_waiting_for_a_thread()
+    {
+        var diagnosis = Diagnose("Timeout performing GET k (5000ms), inst: 2, qu: 0, qs: 6, aw: False, rs: ReadAsync, ws: Idle, in: 64221, in-pipe: 0, out-pipe: 0, serverEndpoint: 10.0.0.5:6379, IOCP: (Busy=0,Free=1000,Min=8,Max=1000), WORKER: (Busy=40,Free=32727,Min=8,Max=32767), v: 2.6.122.38350");
+
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, diagnosis.Cause);
+        Assert.Contains(diagnosis.EvidenceLines, line => line.Contains("the reader was waiting for a thread", StringComparison.Ordinal));
+    }
+
     [Theory]
     [InlineData("95", "client-cpu", "high")] // saturated: the reader could not run
     [InlineData("80", "server-stall", "medium")] // busy: listed, contributing

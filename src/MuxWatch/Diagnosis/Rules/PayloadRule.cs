@@ -17,16 +17,26 @@ internal sealed class PayloadRule : IDiagnosisRule
             }
         }
 
+        string? largeReply = null;
         foreach (var name in (string[])["last-in", "cur-in", "in-pipe", "out-pipe"])
         {
             if (report.Number(name) is { } bytes && bytes >= Thresholds.LargeReplyBytes)
             {
                 found.Add(TimeoutCause.LargePayload, EvidenceWeight.Strong, $"{name}={Format(bytes)} bytes (>= {Format(Thresholds.LargeReplyBytes)})", name);
+                largeReply ??= name is "out-pipe" ? null : name;
             }
         }
 
         var inBytes = report.Number("in") ?? 0;
-        if (inBytes >= Thresholds.FullSocketBytes && input.PoolAboveMinimum)
+        if (inBytes >= Thresholds.FullSocketBytes && largeReply is not null)
+        {
+            // The reader already holds a huge reply (in its pipe, or the one it is reading): the socket fills
+            // behind it because it is busy with those bytes, whatever the pool. Read as a reader waiting for a
+            // thread, a 94 MB in-pipe beside Busy=3/Min=2 was once named starvation (3.4.35, a live test).
+            found.Add(TimeoutCause.LargePayload, EvidenceWeight.Strong,
+                $"in={Format(inBytes)} bytes fill the socket buffer behind the large reply the reader is working through ({largeReply})", "in", largeReply);
+        }
+        else if (inBytes >= Thresholds.FullSocketBytes && input.PoolAboveMinimum)
         {
             // A full socket with the pool above its minimum is a reader waiting for a thread, not a big
             // reply: Azure's troubleshooting guide reads "in: 64221" beside Busy > Min that way.

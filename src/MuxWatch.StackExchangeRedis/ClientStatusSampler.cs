@@ -9,8 +9,12 @@ namespace MuxWatch.StackExchangeRedis;
 /// </summary>
 internal sealed class ClientStatusSampler(string multiplexer, MuxWatchMetrics metrics)
 {
-    /// <summary>The status text's buffer, reused each read.</summary>
-    private readonly System.Text.StringBuilder _text = new();
+    /// <summary>
+    /// The status text's buffer, reused by every read on the thread: one buffer per multiplexer held about 7 KB each,
+    /// 3.7 MB of a sidecar's heap at 500 targets, for a text read and dropped at once.
+    /// </summary>
+    [ThreadStatic]
+    private static System.Text.StringBuilder? t_text;
     private DateTimeOffset _lastRead = DateTimeOffset.MinValue;
 
     /// <summary>
@@ -26,13 +30,14 @@ internal sealed class ClientStatusSampler(string multiplexer, MuxWatchMetrics me
         }
 
         _lastRead = now;
-        _text.Clear();
-        using (var writer = new StringWriter(_text, System.Globalization.CultureInfo.InvariantCulture))
+        var text = t_text ??= new System.Text.StringBuilder();
+        text.Clear();
+        using (var writer = new StringWriter(text, System.Globalization.CultureInfo.InvariantCulture))
         {
             connection.GetStatus(writer);
         }
 
-        var status = StatusTextReader.Read(_text);
+        var status = StatusTextReader.Read(text);
         if (status.HeartbeatAgeSeconds is { } age)
         {
             metrics.HeartbeatAge.WithLabels(multiplexer).Set(age);

@@ -129,11 +129,7 @@ internal static class SidecarFleet
         }
         finally
         {
-            if (!process.HasExited)
-            {
-                process.Kill(entireProcessTree: true);
-                await process.WaitForExitAsync();
-            }
+            await SidecarScale.StopAsync(process);
         }
     }
 
@@ -204,11 +200,7 @@ internal static class SidecarFleet
         }
         finally
         {
-            if (!process.HasExited)
-            {
-                process.Kill(entireProcessTree: true);
-                await process.WaitForExitAsync();
-            }
+            await SidecarScale.StopAsync(process);
         }
     }
 
@@ -281,24 +273,7 @@ internal static class SidecarFleet
             text = await client.GetStringAsync(new Uri("/metrics", UriKind.Relative));
         }
 
-        var curl = new ProcessStartInfo("curl") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
-        curl.ArgumentList.Add("-s");
-        curl.ArgumentList.Add("-w");
-        curl.ArgumentList.Add("%{time_total}\n");
-        for (var i = 0; i < scrapes; i++)
-        {
-            curl.ArgumentList.Add("-o");
-            curl.ArgumentList.Add("/dev/null");
-            curl.ArgumentList.Add(new Uri(client.BaseAddress!, "/metrics").ToString());
-        }
-
-        var (exitCode, output, error) = await BuiltProgram.RunAsync(curl, timeout: TimeSpan.FromMinutes(5));
-        if (exitCode != 0)
-        {
-            throw new InvalidOperationException($"curl failed ({exitCode}): {error}");
-        }
-
-        var times = output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(t => double.Parse(t, CultureInfo.InvariantCulture) * 1000).Order().ToList();
+        var times = await SidecarScale.TimedByCurlAsync(new Uri(client.BaseAddress!, "/metrics"), scrapes);
         return (times[times.Count / 2], times[(int)Math.Ceiling(times.Count * 0.95) - 1], System.Text.Encoding.UTF8.GetByteCount(text),
             text.Split('\n').Count(l => l.Length > 0 && l[0] != '#'));
     }

@@ -162,7 +162,7 @@ internal static class SidecarScale
         return process;
     }
 
-    private static async Task StopAsync(Process process)
+    internal static async Task StopAsync(Process process)
     {
         if (!process.HasExited)
         {
@@ -189,32 +189,38 @@ internal static class SidecarScale
         }
 
         var series = text.Split('\n').Count(l => l.Length > 0 && l[0] != '#');
+        var cpuBefore = CpuTime(server);
+        var window = Stopwatch.StartNew();
+        var times = await TimedByCurlAsync(new Uri(client.BaseAddress!, path), scrapes);
+        var scraping = window.Elapsed;
+        var cpuScraping = CpuTime(server) - cpuBefore;
+        await Task.Delay(scraping);
+        var cpuQuiet = CpuTime(server) - cpuBefore - cpuScraping;
+        double? cpuMs = server is null ? null : (cpuScraping - cpuQuiet).TotalMilliseconds / scrapes;
+        return (times[times.Count / 2], times[0], times[^1], System.Text.Encoding.UTF8.GetByteCount(text), series, cpuMs);
+    }
+
+    /// <summary><paramref name="count"/> requests for <paramref name="url"/> by one curl on one kept-alive connection, each timed by curl: milliseconds, in order.</summary>
+    internal static async Task<List<double>> TimedByCurlAsync(Uri url, int count)
+    {
         var curl = new ProcessStartInfo("curl") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
         curl.ArgumentList.Add("-s");
         curl.ArgumentList.Add("-w");
         curl.ArgumentList.Add("%{time_total}\n");
-        for (var i = 0; i < scrapes; i++)
+        for (var i = 0; i < count; i++)
         {
             curl.ArgumentList.Add("-o");
             curl.ArgumentList.Add("/dev/null");
-            curl.ArgumentList.Add(new Uri(client.BaseAddress!, path).ToString());
+            curl.ArgumentList.Add(url.ToString());
         }
 
-        var cpuBefore = CpuTime(server);
-        var window = Stopwatch.StartNew();
         var (exitCode, output, error) = await BuiltProgram.RunAsync(curl, timeout: TimeSpan.FromMinutes(5));
-        var scraping = window.Elapsed;
-        var cpuScraping = CpuTime(server) - cpuBefore;
         if (exitCode != 0)
         {
             throw new InvalidOperationException($"curl failed ({exitCode}): {error}");
         }
 
-        await Task.Delay(scraping);
-        var cpuQuiet = CpuTime(server) - cpuBefore - cpuScraping;
-        var times = output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(t => double.Parse(t, CultureInfo.InvariantCulture) * 1000).Order().ToList();
-        double? cpuMs = server is null ? null : (cpuScraping - cpuQuiet).TotalMilliseconds / scrapes;
-        return (times[times.Count / 2], times[0], times[^1], System.Text.Encoding.UTF8.GetByteCount(text), series, cpuMs);
+        return [.. output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(t => double.Parse(t, CultureInfo.InvariantCulture) * 1000).Order()];
     }
 
     internal static TimeSpan CpuTime(Process? process)

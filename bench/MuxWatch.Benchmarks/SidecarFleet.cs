@@ -104,8 +104,11 @@ internal static class SidecarFleet
                 await Task.Delay(500);
             }
 
-            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  connected {endpoints.Count} targets in {started.Elapsed.TotalSeconds:F1} s"));
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"  connected {endpoints.Count} targets in {started.Elapsed.TotalSeconds:F1} s; resident {SidecarScale.ResidentMegabytes(process.Id):F0} MB, peak so far {PeakMegabytes(process.Id):F0} MB"));
             await Task.Delay(warmup);
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"  after the warm-up: resident {SidecarScale.ResidentMegabytes(process.Id):F0} MB, peak so far {PeakMegabytes(process.Id):F0} MB"));
 
             // While nothing is wrong: the sidecar's CPU and memory, and the servers' time spent on its commands.
             await ResetStatsAsync(admin, servers);

@@ -27,6 +27,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
 
     private const int MaxEventEndpoints = 64;
 
+
     private static readonly string[] ProbeOnly = [TimeoutSources.Probe];
     private static readonly string[] AppAndProbe = [TimeoutSources.FirstChance, TimeoutSources.Probe];
 
@@ -35,6 +36,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     private readonly MuxWatchMetrics _metrics;
     private readonly ServerSelection _selection;
     private readonly ConcurrentDictionary<string, WatchedEndpoint> _endpoints = new(StringComparer.Ordinal);
+    private readonly EndpointDepartures _departures;
     private readonly BoundedLabelValues _eventEndpoints = new(MaxEventEndpoints);
     private readonly ConnectionEventCounter _events;
     private readonly ProbeOutcome _outcome;
@@ -72,6 +74,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         _logger = logger;
         _status = new ClientStatusSampler(registration.Name, metrics);
         _selection = new ServerSelection(registration.Name, registration.Owned, maxEndpoints, metrics, timelines, time, logger);
+        _departures = new EndpointDepartures(registration.Name, metrics, time, logger);
         _outcome = new ProbeOutcome(time);
         _events = new ConnectionEventCounter(metrics, registration.Name, _eventEndpoints, (failureType, exception) => _failures!.Refused(failureType, exception));
         _pinger = new EndpointPinger(registration.Name, metrics, _outcome, time);
@@ -126,28 +129,11 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// <summary>The multiplexer once resolved, until disposed.</summary>
     public IConnectionMultiplexer? Multiplexer => Volatile.Read(ref _multiplexer);
 
-    /// <summary>
-    /// The servers MuxWatch probes and polls (<see cref="ServerSelection"/>); those that left their cluster lose
-    /// their series here, where the endpoints are kept.
-    /// </summary>
-    /// <remarks>
-    /// The series of a node that left go again on every cycle while it stays out, not only the first time: the
-    /// client still holds it, so a PING in flight when it left, or a connection event the client raises for it
-    /// later, writes a series back after the first removal (seen once in CI, under a full test run's load).
-    /// </remarks>
+    /// <summary>The servers MuxWatch probes and polls (<see cref="ServerSelection"/>); those no longer among them lose their series (<see cref="EndpointDepartures"/>).</summary>
     internal IServer[] Servers(IConnectionMultiplexer multiplexer)
     {
         var servers = _selection.Select(multiplexer, out var left);
-        foreach (var gone in left)
-        {
-            if (_endpoints.TryRemove(gone, out _))
-            {
-                LogLeftCluster(_logger, gone, Name);
-            }
-
-            _metrics.RemoveEndpoint(Name, gone);
-        }
-
+        _departures.Follow(servers, left, _endpoints);
         return servers;
     }
 
@@ -375,8 +361,4 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             _nextResolve = Discovered ? DateTimeOffset.MaxValue : now + RecycledRetry;
         }
     }
-
-    [LoggerMessage(EventId = 43, Level = LogLevel.Information,
-        Message = "Node {Endpoint} of multiplexer {Multiplexer} left its cluster (no other node lists it): no longer probed, polled or exported")]
-    private static partial void LogLeftCluster(ILogger logger, string endpoint, string multiplexer);
 }

@@ -21,7 +21,7 @@ internal sealed class LiveCountersStep(WatchedMultiplexers multiplexers, TimePro
 
     public void Apply(TimeoutContext timeout)
     {
-        if (!TimeoutSources.IsInProcess(timeout.Observation.Source) || timeout.Report.Endpoint is not { } endpoint)
+        if (!TimeoutSources.IsInProcess(timeout.Observation.Source) || (timeout.Report.Endpoint ?? SoleEndpoint(timeout)) is not { } endpoint)
         {
             return;
         }
@@ -44,6 +44,30 @@ internal sealed class LiveCountersStep(WatchedMultiplexers multiplexers, TimePro
 
         timeout.Multiplexer = candidates[0].Name;
         timeout.LiveCounters = counters;
+    }
+
+    /// <summary>
+    /// The endpoint of a message that names none (3.x's "The connection was closed before the command could be
+    /// written" carries no field at all), when every multiplexer of the process is watched (discovery) and the one
+    /// it can have come from (by its origin among several) talks to one server only: it can only have been that one.
+    /// Without it the timeout had no endpoint, so no server timeline and no witness: a connection 3.x dropped under a
+    /// starved pool, while the server answered MuxWatch's own connection, stayed `connection-loss` (2 of 220 failures
+    /// in a live run). With discovery off, an unwatched multiplexer's failure could be taken for the watched one's.
+    /// </summary>
+    private string? SoleEndpoint(TimeoutContext timeout)
+    {
+        if (!multiplexers.WatchesEveryMultiplexer)
+        {
+            return null;
+        }
+
+        var candidates = multiplexers.All.Where(w => w.Multiplexer is not null && (timeout.Multiplexer is null || w.Name == timeout.Multiplexer)).ToList();
+        if (candidates.Count > 1)
+        {
+            candidates = ByOrigin(candidates, timeout.Observation.ThrownThrough ?? []);
+        }
+
+        return candidates is [{ Multiplexer: { } multiplexer }] && multiplexer.GetServers() is [var server] ? EndpointText.Of(server.EndPoint) : null;
     }
 
     /// <summary>

@@ -85,6 +85,9 @@ internal sealed partial class WatchedMultiplexers : ITargetStatusSource, IAsyncD
     /// <summary>Every watched multiplexer: the named ones in registration order, then the discovered ones.</summary>
     public IReadOnlyList<WatchedMultiplexer> All => _all;
 
+    /// <summary>True when every multiplexer the process made is watched: discovery is on and none was left out over its budget.</summary>
+    public bool WatchesEveryMultiplexer => _listening is not null && !_overBudgetLogged;
+
     public IReadOnlyList<TargetStatus> Targets() => [.. _all.Select(w => w.Status())];
 
     /// <summary>

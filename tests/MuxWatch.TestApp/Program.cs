@@ -22,6 +22,10 @@
 //                                        on the default pool (500 ms timeouts); output as for stall, with the muxwatch_threadpool_adjustments_total lines
 //   MuxWatch.TestApp busy <host:port>    an app whose 150 work items compute 300 ms each on pool threads (nothing blocked) while it
 //                                        GETs from a thread of its own (500 ms timeouts); output as for block
+//   MuxWatch.TestApp fieldless <host:port>
+//                                        an app with one multiplexer that throws, once the server's witness has answered, the
+//                                        client's own RedisConnectionException whose message names no endpoint ("The connection
+//                                        was closed before the command could be written", as 3.x throws it); output as for stall
 using System.Reflection;
 using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
@@ -48,7 +52,7 @@ if (args is ["starve", var watchedEndpoint])
 }
 
 ConnectionMultiplexer? stallingApp = null;
-if (args is ["stall" or "gc" or "huge" or "block" or "busy", var stallEndpoint, ..])
+if (args is ["stall" or "gc" or "huge" or "block" or "busy" or "fieldless", var stallEndpoint, ..])
 {
     // The app's own multiplexer, observed as an app registers it; the probe and the server poll at their defaults.
     builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:01";
@@ -88,6 +92,7 @@ var exitCode = args switch
     ["huge", var endpoint] => await HugeValueAsync(host.Services, stallingApp!, endpoint, registry),
     ["block", var endpoint] => await BlockOnTasksAsync(host.Services, stallingApp!, endpoint, registry),
     ["busy", var endpoint] => await KeepThePoolBusyAsync(host.Services, stallingApp!, endpoint, registry),
+    ["fieldless", var endpoint] => await ThrowFieldlessFailureAsync(host.Services, endpoint, registry),
     _ => 2,
 };
 await host.StopAsync();
@@ -501,6 +506,25 @@ static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMu
     // Waited on a thread of its own: the pool is the thing starved.
     await Task.Factory.StartNew(() => done.Wait(TimeSpan.FromMinutes(2)), TaskCreationOptions.LongRunning);
     return await ReportAsync(services, Volatile.Read(ref thrown), registry, "muxwatch_threadpool_adjustments_total", "muxwatch_threadpool_stack_captures_total");
+}
+
+static async Task<int> ThrowFieldlessFailureAsync(IServiceProvider services, string endpoint, CollectorRegistry registry)
+{
+    var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
+    await WaitAsync(() => timelines.Find(endpoint)?.Status().WitnessAnsweredAt is not null);
+    await Task.Delay(TimeSpan.FromSeconds(1)); // the witness answering for a while before the failure, as in an app up for long
+    try
+    {
+#pragma warning disable CS0618 // 3.x prefers an overload with CommandFlags, which the 2.x floor this app also runs on lacks
+        throw new RedisConnectionException(ConnectionFailureType.SocketClosed, "The connection was closed before the command could be written");
+#pragma warning restore CS0618
+    }
+    catch (RedisConnectionException)
+    {
+        // as the app's own catch would
+    }
+
+    return await ReportAsync(services, 1, registry);
 }
 
 static async Task<int> KeepThePoolBusyAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, CollectorRegistry registry)

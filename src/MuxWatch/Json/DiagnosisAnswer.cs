@@ -11,6 +11,12 @@ public class DiagnosisAnswer
 {
     /// <summary>Describes one message and its diagnosis.</summary>
     protected DiagnosisAnswer(RedisErrorReport report, TimeoutDiagnosis diagnosis)
+        : this(report, diagnosis, report?.Endpoint)
+    {
+    }
+
+    /// <summary>Describes one message and its diagnosis, at <paramref name="endpoint"/> when the message named none but the catch knew it.</summary>
+    private protected DiagnosisAnswer(RedisErrorReport report, TimeoutDiagnosis diagnosis, string? endpoint)
     {
         ArgumentNullException.ThrowIfNull(report);
         ArgumentNullException.ThrowIfNull(diagnosis);
@@ -22,7 +28,7 @@ public class DiagnosisAnswer
         Advice = diagnosis.Advice;
         Command = report.Command;
         Key = report.Key;
-        Endpoint = report.Endpoint;
+        Endpoint = endpoint;
         ExceptionType = report.ExceptionType;
         FailureType = report.FailureType;
         TimeoutMs = report.TimeoutMilliseconds;
@@ -66,7 +72,7 @@ public class DiagnosisAnswer
     /// <summary>The key, when the client wrote it into the message.</summary>
     public string? Key { get; }
 
-    /// <summary>The endpoint the message names.</summary>
+    /// <summary>The endpoint the message names (a recorded one: or the one server its multiplexer talks to).</summary>
     public string? Endpoint { get; }
 
     /// <summary>The exception type written in front of the message.</summary>

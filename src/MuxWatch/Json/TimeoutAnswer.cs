@@ -7,7 +7,7 @@ namespace MuxWatch.Json;
 public sealed class TimeoutAnswer : DiagnosisAnswer
 {
     private TimeoutAnswer(ObservedTimeout timeout)
-        : base(timeout.Report, timeout.Diagnosis)
+        : base(timeout.Report, timeout.Diagnosis, timeout.Report.Endpoint ?? timeout.LiveCountersAtCatch?.Endpoint)
     {
         Id = timeout.Id;
         Time = timeout.Time;

@@ -27,8 +27,11 @@ public sealed record ObservedTimeout(
     /// </summary>
     public bool Settled { get; init; } = true;
 
-    /// <summary>The endpoint the message names, or <c>unknown</c>.</summary>
-    public string Endpoint => Report.Endpoint ?? "unknown";
+    /// <summary>
+    /// The endpoint the message names; for one that names none, caught in a process whose multiplexer talks to one
+    /// server only, that server's (its live counters'); else <c>unknown</c>.
+    /// </summary>
+    public string Endpoint => Report.Endpoint ?? LiveCountersAtCatch?.Endpoint ?? "unknown";
 
     /// <summary>
     /// When the request started waiting, as far as the message tells: the time minus the elapsed

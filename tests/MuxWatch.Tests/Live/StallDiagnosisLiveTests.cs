@@ -122,6 +122,23 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task A_connection_failure_naming_no_endpoint_in_a_one_server_app_is_that_servers_and_read_with_its_witness()
+    {
+        // 3.x's "The connection was closed before the command could be written" carries no field: in an app whose one
+        // multiplexer talks to one server it can only be that server's, so it gets its endpoint, its multiplexer and the
+        // server's witness (seen live: such failures under a starved pool stayed connection-loss without them).
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(BuiltProgram.StartInfo("MuxWatch.TestApp", ["fieldless", _redis.EndPoint]));
+        Assert.True(exitCode == 0, $"exit {exitCode}: {error}\n{output}");
+        var run = StallRun.Parse(output);
+
+        var failure = Assert.Single(run.Timeouts, t => t.GetProperty("message").GetString()!.Contains("closed before the command could be written", StringComparison.Ordinal));
+        Assert.Equal(_redis.EndPoint, failure.GetProperty("endpoint").GetString());
+        Assert.Equal("app", failure.GetProperty("multiplexer").GetString());
+        Assert.Contains(Lines(failure), line => line.Contains("MuxWatch's own connection was answered", StringComparison.Ordinal));
+        Assert.Equal(1, run.Metrics.Value("muxwatch_timeouts_total", ("multiplexer", "app"), ("endpoint", _redis.EndPoint), ("source", "first-chance"), ("cause", failure.GetProperty("cause").GetString()!)));
+    }
+
+    [Fact]
     public async Task Every_timeout_behind_a_huge_value_is_large_payload_whether_the_server_was_copying_it_or_sending_it()
     {
         // A 200 MB GET with 21 small GETs behind it on the same connection: the server blocks while it copies the

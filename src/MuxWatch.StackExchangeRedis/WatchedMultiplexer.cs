@@ -260,7 +260,9 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             return false;
         }
 
-        if (pingInterval is { } interval && endpoint.PingDue(now, interval))
+        // While the witness finds the server silent, a PING every cycle (one in flight at most): at a calm interval of
+        // seconds a short stall would otherwise pass between two PINGs, and the sidecar's PINGs are its own timeouts.
+        if (pingInterval is { } interval && (WitnessSilent(endpoint.Endpoint) || endpoint.PingDue(now, interval)))
         {
             _pinger.Start(server, endpoint, probeTimeout, pipeline, stopping);
         }
@@ -271,6 +273,8 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
 
         return connected;
     }
+
+    private bool WitnessSilent(string endpoint) => _timelines?.Find(endpoint) is { } timeline && timeline.IsRunning(ServerEventKind.Silence);
 
     private void StartResolving(DateTimeOffset now)
     {

@@ -47,8 +47,9 @@ public sealed class MuxWatchOptions
     /// client's reader and the thread pool, which costs an idle app more than the rest of the probe
     /// (docs/benchmarks.md, "What watching costs an idle app"), so PINGs and server polls keep one cadence
     /// (aligned to the clock: at 10 s both start on the same tick and share that wake). The sidecar, whose
-    /// PINGs are its own only timeouts, sets 5 s in its appsettings.json: a stall longer than the client's
-    /// timeout plus 5 s always catches one in flight (1 s cost it 20 ms of CPU a second more at 500 endpoints).
+    /// PINGs are its own only timeouts, sets 5 s in its appsettings.json (1 s cost it 20 ms of CPU a second more at
+    /// 500 endpoints). While the witness finds an endpoint silent (<see cref="Witness"/>), it is PINGed every probe
+    /// cycle instead, so a stall shorter than the interval still catches a PING in flight.
     /// </summary>
     public TimeSpan PingInterval { get; set; } = TimeSpan.FromSeconds(10);
 

@@ -512,7 +512,10 @@ static async Task<int> ThrowFieldlessFailureAsync(IServiceProvider services, str
 {
     var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
     await WaitAsync(() => timelines.Find(endpoint)?.Status().WitnessAnsweredAt is not null);
-    await Task.Delay(TimeSpan.FromSeconds(1)); // the witness answering for a while before the failure, as in an app up for long
+
+    // The witness answering for a while before the failure, as in an app up for long: a second answer after the first.
+    var first = timelines.Find(endpoint)!.Status().WitnessAnsweredAt;
+    await WaitAsync(() => timelines.Find(endpoint)!.Status().WitnessAnsweredAt > first);
     try
     {
 #pragma warning disable CS0618 // 3.x prefers an overload with CommandFlags, which the 2.x floor this app also runs on lacks

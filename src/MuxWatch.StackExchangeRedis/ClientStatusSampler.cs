@@ -1,4 +1,3 @@
-using MuxWatch.Export;
 using StackExchange.Redis;
 
 namespace MuxWatch.StackExchangeRedis;
@@ -7,7 +6,7 @@ namespace MuxWatch.StackExchangeRedis;
 /// Reads one multiplexer's status text (<c>GetStatus()</c>) for what only it carries: the heartbeat's age and
 /// the client's own timeout totals by mode. Only the probe loop's thread calls it.
 /// </summary>
-internal sealed class ClientStatusSampler(string multiplexer, MuxWatchMetrics metrics)
+internal sealed class ClientStatusSampler(string multiplexer, MultiplexerMetrics metrics)
 {
     /// <summary>
     /// The status text's buffer, reused by every read on the thread: one buffer per multiplexer held about 7 KB each,

@@ -8,7 +8,7 @@ namespace MuxWatch.StackExchangeRedis;
 /// attached when MuxWatch starts watching it and detached when it stops (the app's multiplexer is only observed).
 /// </summary>
 /// <remarks>Events are counted, never ordered: ConnectionRestored can arrive before its ConnectionFailed (measured).</remarks>
-internal sealed class ConnectionEventCounter(MuxWatchMetrics metrics, string multiplexer, BoundedLabelValues endpoints, Action<string, Exception?>? failed = null)
+internal sealed class ConnectionEventCounter(MultiplexerMetrics metrics, string multiplexer, BoundedLabelValues endpoints, Action<string, Exception?>? failed = null)
 {
     private volatile bool _stopped;
 

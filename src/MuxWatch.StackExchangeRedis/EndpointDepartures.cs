@@ -1,6 +1,5 @@
 using System.Collections.Concurrent;
 using Microsoft.Extensions.Logging;
-using MuxWatch.Export;
 using StackExchange.Redis;
 
 namespace MuxWatch.StackExchangeRedis;
@@ -13,7 +12,7 @@ namespace MuxWatch.StackExchangeRedis;
 /// counters lingered), and for <see cref="SweepAfterDropped"/> after the client let go of one (what was in flight).
 /// </summary>
 /// <remarks>Not every cycle: a removal walks every series of the families. Nothing gone costs no allocation.</remarks>
-internal sealed partial class EndpointDepartures(string multiplexer, MuxWatchMetrics metrics, TimeProvider time, ILogger logger)
+internal sealed partial class EndpointDepartures(string multiplexer, MultiplexerMetrics metrics, TimeProvider time, ILogger logger)
 {
     internal static readonly TimeSpan SweepInterval = TimeSpan.FromSeconds(10);
     internal static readonly TimeSpan SweepAfterDropped = TimeSpan.FromMinutes(1);

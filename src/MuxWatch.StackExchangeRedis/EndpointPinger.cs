@@ -1,4 +1,3 @@
-using MuxWatch.Export;
 using MuxWatch.Model;
 using MuxWatch.Pipeline;
 using MuxWatch.Sources;
@@ -10,7 +9,7 @@ namespace MuxWatch.StackExchangeRedis;
 /// The probe's PING of one endpoint: its round trip into <c>muxwatch_ping_seconds</c>, its failures counted
 /// by kind, and its own Redis timeouts submitted to the pipeline like an app's, as source <c>probe</c>.
 /// </summary>
-internal sealed class EndpointPinger(string multiplexer, MuxWatchMetrics metrics, ProbeOutcome outcome, TimeProvider time)
+internal sealed class EndpointPinger(string multiplexer, MultiplexerMetrics metrics, ProbeOutcome outcome, TimeProvider time)
 {
     private volatile bool _sawDisposed;
 

@@ -126,7 +126,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
         catch (Exception ex)
 #pragma warning restore CA1031
         {
-            metrics.ProbeFailures.WithLabels("server-poll", ex.GetType().Name).Inc();
+            metrics.CountProbeFailure("server-poll", ex.GetType().Name);
         }
         finally
         {

@@ -1,9 +1,8 @@
-using MuxWatch.Export;
 
 namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>The labelled children of one endpoint's per-cycle series, looked up once: a probe cycle then touches no label dictionary.</summary>
-internal sealed class EndpointSeries(MuxWatchMetrics metrics, string multiplexer, string endpoint)
+internal sealed class EndpointSeries(MultiplexerMetrics metrics, string multiplexer, string endpoint)
 {
     public Prometheus.Gauge.Child Connected { get; } = metrics.Connected.WithLabels(multiplexer, endpoint);
 

@@ -116,6 +116,7 @@ public static class MuxWatchBuilderMultiplexerExtensions
             return;
         }
 
+        services.AddSingleton<MultiplexerMetrics>();
         services.AddSingleton<WatchedMultiplexers>();
         services.AddSingleton<ITargetStatusSource>(sp => sp.GetRequiredService<WatchedMultiplexers>());
         services.AddSingleton<IPeriodicProbe, MultiplexerProbe>();

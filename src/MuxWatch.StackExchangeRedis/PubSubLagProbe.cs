@@ -1,6 +1,5 @@
 using System.Collections.Concurrent;
 using System.Globalization;
-using MuxWatch.Export;
 using StackExchange.Redis;
 
 namespace MuxWatch.StackExchangeRedis;
@@ -31,7 +30,7 @@ internal sealed class PubSubLagProbe
     public static readonly TimeSpan LostAfter = TimeSpan.FromSeconds(10);
 
     private readonly string _multiplexer;
-    private readonly MuxWatchMetrics _metrics;
+    private readonly MultiplexerMetrics _metrics;
     private readonly TimeProvider _time;
     private readonly RedisChannel _channel;
     private readonly Action<RedisChannel, RedisValue> _handler;
@@ -44,7 +43,7 @@ internal sealed class PubSubLagProbe
     private string? _endpoint;
     private Prometheus.Histogram.Child? _delivery;
 
-    public PubSubLagProbe(string multiplexer, MuxWatchMetrics metrics, TimeProvider time)
+    public PubSubLagProbe(string multiplexer, MultiplexerMetrics metrics, TimeProvider time)
     {
         _multiplexer = multiplexer;
         _metrics = metrics;

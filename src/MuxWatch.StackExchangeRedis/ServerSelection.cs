@@ -1,5 +1,4 @@
 using Microsoft.Extensions.Logging;
-using MuxWatch.Export;
 using MuxWatch.State;
 using StackExchange.Redis;
 
@@ -12,7 +11,7 @@ namespace MuxWatch.StackExchangeRedis;
 /// thousands of series: the overflow is exported and logged once.
 /// </summary>
 internal sealed partial class ServerSelection(
-    string multiplexer, bool owned, int maxEndpoints, MuxWatchMetrics metrics, ServerTimelines? timelines, TimeProvider time, ILogger logger)
+    string multiplexer, bool owned, int maxEndpoints, MultiplexerMetrics metrics, ServerTimelines? timelines, TimeProvider time, ILogger logger)
 {
     /// <summary>How often a multiplexer MuxWatch made is at most asked to re-read its cluster, when a node it does not hold is listed.</summary>
     internal static readonly TimeSpan ReconfigureEvery = TimeSpan.FromSeconds(30);

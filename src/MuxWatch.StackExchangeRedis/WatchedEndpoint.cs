@@ -1,9 +1,8 @@
-using MuxWatch.Export;
 
 namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>One server of a watched multiplexer: its series, its queue history, when it last answered, and at most one PING in flight.</summary>
-internal sealed class WatchedEndpoint(MuxWatchMetrics metrics, string multiplexer, string endpoint)
+internal sealed class WatchedEndpoint(MultiplexerMetrics metrics, string multiplexer, string endpoint)
 {
     private int _pinging;
     private DateTimeOffset _lastPing = DateTimeOffset.MinValue;

@@ -33,7 +33,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
 
     private readonly MultiplexerRegistration _registration;
     private readonly IServiceProvider _services;
-    private readonly MuxWatchMetrics _metrics;
+    private readonly MultiplexerMetrics _metrics;
     private readonly ServerSelection _selection;
     private readonly ConcurrentDictionary<string, WatchedEndpoint> _endpoints = new(StringComparer.Ordinal);
     private readonly EndpointDepartures _departures;
@@ -64,7 +64,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// <param name="logger">Where its failures are said.</param>
     /// <param name="maxEndpoints">How many of its servers are probed and polled at most.</param>
     public WatchedMultiplexer(
-        MultiplexerRegistration registration, IServiceProvider services, MuxWatchMetrics metrics, ServerTimelines? timelines, TimeProvider time, ILogger logger, int maxEndpoints)
+        MultiplexerRegistration registration, IServiceProvider services, MultiplexerMetrics metrics, ServerTimelines? timelines, TimeProvider time, ILogger logger, int maxEndpoints)
     {
         _registration = registration;
         _services = services;
@@ -331,7 +331,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         {
             _outcome.Failed($"could not get the multiplexer: {ex.GetType().Name}: {ex.Message}");
             _state = "failed";
-            _metrics.ProbeFailures.WithLabels("multiplexer", "resolve-failed").Inc();
+            _metrics.CountProbeFailure("multiplexer", "resolve-failed");
         }
     }
 

@@ -2,7 +2,6 @@ using System.Collections.Concurrent;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
-using MuxWatch.Export;
 using MuxWatch.State;
 using MuxWatch.Model;
 using MuxWatch.Sources;
@@ -37,7 +36,7 @@ internal sealed partial class WatchedMultiplexers : ITargetStatusSource, IAsyncD
     private const int MaxPending = 256;
 
     private readonly IServiceProvider _services;
-    private readonly MuxWatchMetrics _metrics;
+    private readonly MultiplexerMetrics _metrics;
     private readonly TimeProvider _time;
     private readonly int _maxEndpoints;
     private readonly ILogger _logger;
@@ -53,7 +52,7 @@ internal sealed partial class WatchedMultiplexers : ITargetStatusSource, IAsyncD
         IEnumerable<MultiplexerRegistration> registrations,
         IEnumerable<ConfiguredTargets> configured,
         IServiceProvider services,
-        MuxWatchMetrics metrics,
+        MultiplexerMetrics metrics,
         TimeProvider time,
         IOptions<MuxWatchOptions> options,
         ILogger<WatchedMultiplexers> logger,

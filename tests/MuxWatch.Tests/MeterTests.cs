@@ -2,6 +2,7 @@ using System.Diagnostics.Metrics;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.Metrics.Testing;
 using MuxWatch.Export;
+using MuxWatch.StackExchangeRedis;
 using MuxWatch.Testing;
 using Prometheus;
 
@@ -16,9 +17,14 @@ public sealed class MeterTests : IDisposable
 {
     private readonly ServiceProvider _services = new ServiceCollection().AddMetrics().BuildServiceProvider();
     private readonly MuxWatchMetrics _metrics = new(Metrics.NewCustomRegistry());
+    private readonly MultiplexerMetrics _multiplexers;
     private readonly MuxWatchMeter _meter;
 
-    public MeterTests() => _meter = new MuxWatchMeter(_services.GetRequiredService<IMeterFactory>(), _metrics);
+    public MeterTests()
+    {
+        _meter = new MuxWatchMeter(_services.GetRequiredService<IMeterFactory>(), _metrics);
+        _multiplexers = new MultiplexerMetrics(_metrics); // a probe package's families, published after the meter started
+    }
 
     public void Dispose()
     {
@@ -63,8 +69,8 @@ public sealed class MeterTests : IDisposable
         // This test's meter only: other tests' hosts in this process, started meanwhile, publish theirs.
         using var listener = new MeterListener { InstrumentPublished = (instrument, _) => { if (instrument.Meter.Name == MuxWatchMeter.MeterName && ReferenceEquals(instrument.Meter.Scope, factory)) { lock (published) { published.Add(instrument); } } } };
         listener.Start();
-        _metrics.InitializeEndpoint("cache", "10.0.0.1:6379", "10.0.0.1:6379", ["first-chance", "probe"]);
-        _metrics.ObservePing(_metrics.Ping.WithLabels("cache", "10.0.0.1:6379"), "cache", "10.0.0.1:6379", 0.001);
+        _multiplexers.InitializeEndpoint("cache", "10.0.0.1:6379", "10.0.0.1:6379", ["first-chance", "probe"]);
+        _multiplexers.ObservePing(_multiplexers.Ping.WithLabels("cache", "10.0.0.1:6379"), "cache", "10.0.0.1:6379", 0.001);
         _metrics.ObserveProbeCycle(0.001);
         using var rendered = new MemoryStream();
         await _metrics.Registry.CollectAndExportAsTextAsync(rendered);
@@ -89,7 +95,7 @@ public sealed class MeterTests : IDisposable
         using var connected = new MetricCollector<double>(_services.GetRequiredService<IMeterFactory>(), MuxWatchMeter.MeterName, "muxwatch.connected");
         using var busy = new MetricCollector<double>(_services.GetRequiredService<IMeterFactory>(), MuxWatchMeter.MeterName, "muxwatch.threadpool.busy_threads");
         _metrics.Timeouts.WithLabels("cache", "10.0.0.1:6379", "server-stall", "first-chance").Inc(3);
-        _metrics.Connected.WithLabels("cache", "10.0.0.1:6379").Set(1);
+        _multiplexers.Connected.WithLabels("cache", "10.0.0.1:6379").Set(1);
         _metrics.ThreadPoolBusy.WithLabels("worker").Set(7);
 
         timeouts.RecordObservableInstruments();
@@ -113,31 +119,31 @@ public sealed class MeterTests : IDisposable
         using var threads = new MetricCollector<double>(_services.GetRequiredService<IMeterFactory>(), MuxWatchMeter.MeterName, "muxwatch.threadpool.threads");
         using var connected = new MetricCollector<double>(_services.GetRequiredService<IMeterFactory>(), MuxWatchMeter.MeterName, "muxwatch.connected");
         _metrics.ThreadPoolThreads.Set(12);
-        _metrics.Connected.WithLabels("gone", "10.0.0.2:6379").Set(1);
+        _multiplexers.Connected.WithLabels("gone", "10.0.0.2:6379").Set(1);
 
-        _metrics.RemoveMultiplexer("gone");
+        _multiplexers.RemoveMultiplexer("gone");
         threads.RecordObservableInstruments();
         connected.RecordObservableInstruments();
 
         Assert.Equal(12, Assert.Single(threads.GetMeasurementSnapshot()).Value);
         Assert.Empty(connected.GetMeasurementSnapshot());
-        Assert.DoesNotContain(_metrics.Connected.GetAllLabelValues(), labels => labels[0] == "gone"); // reading did not bring it back
+        Assert.DoesNotContain(_multiplexers.Connected.GetAllLabelValues(), labels => labels[0] == "gone"); // reading did not bring it back
     }
 
     [Fact]
     public void A_ping_round_trip_is_recorded_in_both_histograms_with_the_same_buckets()
     {
         using var pings = new MetricCollector<double>(_services.GetRequiredService<IMeterFactory>(), MuxWatchMeter.MeterName, "muxwatch.ping");
-        var series = _metrics.Ping.WithLabels("cache", "10.0.0.1:6379");
+        var series = _multiplexers.Ping.WithLabels("cache", "10.0.0.1:6379");
 
-        _metrics.ObservePing(series, "cache", "10.0.0.1:6379", 0.002);
+        _multiplexers.ObservePing(series, "cache", "10.0.0.1:6379", 0.002);
 
         var ping = Assert.Single(pings.GetMeasurementSnapshot());
         Assert.Equal(0.002, ping.Value);
         Assert.Equal("10.0.0.1:6379", ping.Tags["endpoint"]);
         Assert.Equal(1, series.Count);
         Assert.Equal("s", pings.Instrument!.Unit);
-        Assert.Equal(MuxWatchMetrics.PingBuckets, ((Histogram<double>)pings.Instrument).Advice!.HistogramBucketBoundaries);
+        Assert.Equal(MultiplexerMetrics.PingBuckets, ((Histogram<double>)pings.Instrument).Advice!.HistogramBucketBoundaries);
     }
 
     [Theory]

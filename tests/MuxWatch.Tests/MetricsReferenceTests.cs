@@ -11,7 +11,7 @@ public sealed partial class MetricsReferenceTests
     public async Task The_metric_reference_and_the_export_name_the_same_families()
     {
         var registry = Metrics.NewCustomRegistry();
-        _ = new MuxWatchMetrics(registry);
+        _ = new MuxWatch.StackExchangeRedis.MultiplexerMetrics(new MuxWatchMetrics(registry)); // the core's families and the multiplexer probe's
         using var stream = new MemoryStream();
         await registry.CollectAndExportAsTextAsync(stream);
         var exported = TypeLine().Matches(System.Text.Encoding.UTF8.GetString(stream.ToArray())).Select(m => m.Groups["name"].Value).ToHashSet();

@@ -35,12 +35,7 @@ internal sealed class MuxWatchMeter : IDisposable
         // The version without its build metadata (+commit): a label value that changes with every build would split every series.
         var version = typeof(MuxWatchMeter).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion;
         _meter = factory.Create(new MeterOptions(MeterName) { Version = version?.Split('+')[0] });
-        foreach (var family in metrics.Families)
-        {
-            Publish(family);
-        }
-
-        metrics.AttachMeter(this);
+        metrics.AttachMeter(this); // publishes the families known now, and those a probe package publishes later
     }
 
     /// <summary>Records one observation of a histogram <paramref name="family"/> with its label values.</summary>
@@ -96,7 +91,8 @@ internal sealed class MuxWatchMeter : IDisposable
     /// <inheritdoc />
     public void Dispose() => _meter.Dispose();
 
-    private void Publish(Collector family)
+    /// <summary>Creates the instrument of one family (called by <see cref="MuxWatchMetrics"/>, once each).</summary>
+    internal void Publish(Collector family)
     {
         var name = InstrumentName(family.Name, out var unit);
         switch (family)
@@ -110,7 +106,7 @@ internal sealed class MuxWatchMeter : IDisposable
             case Prometheus.Histogram histogram:
                 // No observable histogram exists: recorded where the prometheus-net one is observed, with its buckets.
                 _histograms[histogram] = _meter.CreateHistogram(name, unit, histogram.Help,
-                    advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = MuxWatchMetrics.BucketsOf(histogram) });
+                    advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = _metrics.BucketsOf(histogram) });
                 break;
             default:
                 break;

@@ -6,43 +6,43 @@ namespace MuxWatch.Export;
 public sealed partial class MuxWatchMetrics
 {
     /// <summary>The most replicas of one primary given a <c>replica</c> label; more are not exported.</summary>
-    public const int MaxReplicasPerPrimary = 16;
+    internal const int MaxReplicasPerPrimary = 16;
 
     /// <summary>1 for the endpoint's current role (<c>primary</c> or <c>replica</c>); the other role's series is removed.</summary>
-    public Gauge ServerRole { get; private set; } = null!;
+    internal Gauge ServerRole { get; private set; } = null!;
 
     /// <summary>Role changes seen (a replica promoted, a primary demoted).</summary>
-    public Counter ServerRoleChanges { get; private set; } = null!;
+    internal Counter ServerRoleChanges { get; private set; } = null!;
 
     /// <summary>A replica's link to its primary: 1 up, 0 down.</summary>
-    public Gauge ServerReplicationLinkUp { get; private set; } = null!;
+    internal Gauge ServerReplicationLinkUp { get; private set; } = null!;
 
     /// <summary>1 while a replica synchronizes from its primary.</summary>
-    public Gauge ServerReplicationSyncInProgress { get; private set; } = null!;
+    internal Gauge ServerReplicationSyncInProgress { get; private set; } = null!;
 
     /// <summary>Seconds since a replica last heard from its primary.</summary>
-    public Gauge ServerReplicationLastIo { get; private set; } = null!;
+    internal Gauge ServerReplicationLastIo { get; private set; } = null!;
 
     /// <summary>A primary's connected replicas.</summary>
-    public Gauge ServerConnectedReplicas { get; private set; } = null!;
+    internal Gauge ServerConnectedReplicas { get; private set; } = null!;
 
     /// <summary>How far each replica is behind its primary, in bytes of the replication stream.</summary>
-    public Gauge ServerReplicaLagBytes { get; private set; } = null!;
+    internal Gauge ServerReplicaLagBytes { get; private set; } = null!;
 
     /// <summary>Seconds since each replica last acknowledged its primary.</summary>
-    public Gauge ServerReplicaAckAge { get; private set; } = null!;
+    internal Gauge ServerReplicaAckAge { get; private set; } = null!;
 
     /// <summary>A cluster node's view of the cluster: 1 ok, 0 fail (<c>CLUSTER INFO</c> <c>cluster_state</c>).</summary>
-    public Gauge ServerClusterStateOk { get; private set; } = null!;
+    internal Gauge ServerClusterStateOk { get; private set; } = null!;
 
     /// <summary>Hash slots the node sees as failed.</summary>
-    public Gauge ServerClusterSlotsFail { get; private set; } = null!;
+    internal Gauge ServerClusterSlotsFail { get; private set; } = null!;
 
     /// <summary>Hash slots the node sees as possibly failed.</summary>
-    public Gauge ServerClusterSlotsPfail { get; private set; } = null!;
+    internal Gauge ServerClusterSlotsPfail { get; private set; } = null!;
 
     /// <summary>Nodes the node knows of.</summary>
-    public Gauge ServerClusterKnownNodes { get; private set; } = null!;
+    internal Gauge ServerClusterKnownNodes { get; private set; } = null!;
 
     private Collector[] CreateReplicationFamilies(MetricFactory factory)
     {
@@ -75,7 +75,7 @@ public sealed partial class MuxWatchMetrics
     }
 
     /// <summary>Removes the lag series of a replica its primary no longer lists.</summary>
-    public void RemoveReplicaSeries(string endpoint, string replica)
+    internal void RemoveReplicaSeries(string endpoint, string replica)
     {
         lock (SeriesGate)
         {
@@ -85,7 +85,7 @@ public sealed partial class MuxWatchMetrics
     }
 
     /// <summary>Removes the series of the role an endpoint no longer has (a replica's link figures once it is a primary, and back).</summary>
-    public void RemoveRoleSeries(string endpoint, bool nowPrimary)
+    internal void RemoveRoleSeries(string endpoint, bool nowPrimary)
     {
         lock (SeriesGate)
         {

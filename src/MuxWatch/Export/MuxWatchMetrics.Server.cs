@@ -11,10 +11,10 @@ public sealed partial class MuxWatchMetrics
     /// reports (<see cref="RedisLatencyEvents"/>, always admitted); the rest are <c>other</c>. Per endpoint, so a
     /// hostile server cannot turn a healthy one's <c>command</c> spike into <c>other</c>.
     /// </summary>
-    public const int MaxLatencyEvents = 16;
+    internal const int MaxLatencyEvents = 16;
 
     /// <summary>The longest latency event name kept as a label; Redis's own are under 40 characters.</summary>
-    public const int MaxLatencyEventNameLength = 64;
+    internal const int MaxLatencyEventNameLength = 64;
 
     /// <summary>The latency events Redis 2.8 to 7.x reports (latency.c, server.c, aof.c, rdb.c, evict.c, expire.c, defrag.c, module.c).</summary>
     private static readonly HashSet<string> RedisLatencyEvents = new(StringComparer.Ordinal)

@@ -21,16 +21,16 @@ public sealed partial class MuxWatchMetrics
     /// Timeouts of MuxWatch's own probes and of the app's own calls have a budget of their own
     /// (<see cref="MaxOwnTimeoutEndpoints"/>): posts can never push a watched endpoint into <c>other</c>.
     /// </summary>
-    public const int MaxTimeoutEndpoints = 200;
+    internal const int MaxTimeoutEndpoints = 200;
 
     /// <summary>At most this many multiplexer/endpoint pairs for timeouts seen in-process (the probe's, the app's own).</summary>
-    public const int MaxOwnTimeoutEndpoints = 2000;
+    internal const int MaxOwnTimeoutEndpoints = 2000;
 
     /// <summary>How long a posted endpoint's label is kept unused before its place can go to another.</summary>
-    public static readonly TimeSpan PostedEndpointIdle = TimeSpan.FromHours(1);
+    internal static readonly TimeSpan PostedEndpointIdle = TimeSpan.FromHours(1);
 
     /// <summary>The multiplexer label of a timeout that no registered multiplexer claims (posted, or an unregistered one).</summary>
-    public const string UnknownMultiplexer = "unknown";
+    internal const string UnknownMultiplexer = "unknown";
 
     private static readonly string[] MultiplexerEndpoint = ["multiplexer", "endpoint"];
 
@@ -38,7 +38,7 @@ public sealed partial class MuxWatchMetrics
     private readonly AgingLabelValues _postedTimeoutEndpoints = new(MaxTimeoutEndpoints, PostedEndpointIdle);
 
     /// <summary>Creates the families in <paramref name="registry"/>.</summary>
-    public MuxWatchMetrics(CollectorRegistry registry)
+    internal MuxWatchMetrics(CollectorRegistry registry)
     {
         ArgumentNullException.ThrowIfNull(registry);
         Registry = registry;
@@ -57,38 +57,6 @@ public sealed partial class MuxWatchMetrics
             "Busy worker threads when the latest timeout was raised (its WORKER figure, or MuxWatch's sample at the catch).", MultiplexerEndpoint);
         LastTimeoutTimestamp = factory.CreateGauge("muxwatch_last_timeout_timestamp_seconds",
             "When the latest timeout was raised (unix seconds).", MultiplexerEndpoint);
-
-        Connected = factory.CreateGauge("muxwatch_connected",
-            "1 when the multiplexer's interactive connection to the endpoint is up, else 0.", MultiplexerEndpoint);
-        SentAwaitingResponse = factory.CreateGauge("muxwatch_sent_awaiting_response",
-            "Commands written to the endpoint and awaiting a reply (qs), from IServer.GetCounters().", MultiplexerEndpoint);
-        PendingUnsent = factory.CreateGauge("muxwatch_pending_unsent",
-            "Commands queued and not yet written (qu). Always 0 on clients before 2.13 (measured).", MultiplexerEndpoint);
-        Operations = factory.CreateCounter("muxwatch_operations_total",
-            "Operations the multiplexer sent to the endpoint (interactive connection).", MultiplexerEndpoint);
-        Reconnects = factory.CreateCounter("muxwatch_reconnects_total",
-            "Interactive sockets created after the first: one per reconnect.", MultiplexerEndpoint);
-        Subscriptions = factory.CreateGauge("muxwatch_subscriptions",
-            "Active subscriptions on the endpoint's subscription connection (includes the client's own channels).", MultiplexerEndpoint);
-        Ping = factory.CreateHistogram("muxwatch_ping_seconds",
-            "PING round trips through the watched multiplexer.", MultiplexerEndpoint,
-            // Ten buckets, not seventeen: this histogram is repeated per endpoint, and its buckets were half of
-            // a 500-endpoint scrape (probe-scaling). Enough to tell a LAN round trip (< 1 ms) from queueing
-            // (ms) from a stall (s).
-            new HistogramConfiguration { Buckets = PingBuckets });
-        PingFailures = factory.CreateCounter("muxwatch_ping_failures_total",
-            "PINGs that failed, by reason (timeout, connection, disposed, error).", ["multiplexer", "endpoint", "reason"]);
-        LastProbeSuccess = factory.CreateGauge("muxwatch_last_probe_success_timestamp_seconds",
-            "When the endpoint was last probed successfully: connected, and PING answered when PING is on (unix seconds).", MultiplexerEndpoint);
-        HeartbeatAge = factory.CreateGauge("muxwatch_heartbeat_age_seconds",
-            "Seconds since the multiplexer's last heartbeat, from GetStatus().", ["multiplexer"]);
-        ClientTimeouts = factory.CreateCounter("muxwatch_client_timeouts_total",
-            "Timeouts the client itself counted, by mode (sync, async, fire-and-forget), from GetStatus().", ["multiplexer", "mode"]);
-        EndpointsOverBudget = factory.CreateGauge("muxwatch_endpoints_over_budget",
-            "Endpoints of the multiplexer beyond MuxWatch:MaxEndpointsPerMultiplexer: known to the client, neither probed nor polled.", ["multiplexer"]);
-        ConnectionEvents = factory.CreateCounter("muxwatch_connection_events_total",
-            "Multiplexer events: connection-failed, connection-restored, error-message, internal-error, server-maintenance. Counted, never ordered (they arrive out of order).",
-            ["multiplexer", "endpoint", "event", "failure_type"]);
 
         (ThreadPoolBusy, ThreadPoolMin, ThreadPoolMax, ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted) = CreateThreadPoolFamilies(factory);
         ThreadPoolAdjustments = CreateAdjustmentFamily(factory);
@@ -113,14 +81,11 @@ public sealed partial class MuxWatchMetrics
             ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,
             ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess, ServerClockOffsetSeconds) = CreateServerFamilies(factory);
 
-        var pubSub = CreatePubSubFamilies(factory);
         var replication = CreateReplicationFamilies(factory);
         var forks = CreateForkFamilies(factory);
-        Families =
-        [
+        _families.AddRange([
             Timeouts, LastTimeoutSentAwaitingResponse, LastTimeoutPendingUnsent, LastTimeoutInboundBytes, LastTimeoutBusyWorkerThreads,
-            LastTimeoutTimestamp, Connected, SentAwaitingResponse, PendingUnsent, Operations, Reconnects, Subscriptions, Ping, PingFailures,
-            LastProbeSuccess, HeartbeatAge, ClientTimeouts, EndpointsOverBudget, ConnectionEvents, ThreadPoolBusy, ThreadPoolMin, ThreadPoolMax,
+            LastTimeoutTimestamp, ThreadPoolBusy, ThreadPoolMin, ThreadPoolMax,
             ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted, ThreadPoolAdjustments, ThreadPoolStackCaptures, ProbeCycle, ProbeFailures, CaptureDropped, ErrorReplies, CorrelationPending,
             ServerBgsaveInProgress, ServerAofRewriteInProgress, ServerModuleForkInProgress, ServerLoading, ServerLatestForkSeconds,
             ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds, ServerCowSizeBytes,
@@ -128,18 +93,27 @@ public sealed partial class MuxWatchMetrics
             ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess, ServerClockOffsetSeconds,
             .. forks,
             .. replication,
-            .. pubSub,
-        ];
+        ]);
+        _buckets[ProbeCycle] = ProbeCycleBuckets;
     }
-
-    /// <summary>The PING histogram's buckets, 0.5 ms to 10 s: a LAN round trip, queueing, a stall.</summary>
-    internal static double[] PingBuckets { get; } = [0.0005, 0.001, 0.0025, 0.005, 0.025, 0.1, 0.5, 2.5, 10];
 
     /// <summary>The probe-cycle histogram's buckets, 0.1 ms to 2.5 s.</summary>
     internal static double[] ProbeCycleBuckets { get; } = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-    /// <summary>Every family, in the order /metrics lists them: what a <see cref="MuxWatchMeter"/> publishes.</summary>
-    internal IReadOnlyList<Collector> Families { get; }
+    private readonly List<Collector> _families = [];
+    private readonly Dictionary<Histogram, double[]> _buckets = [];
+
+    /// <summary>Every family, the core's and those a probe package published, in the order /metrics lists them: what a <see cref="MuxWatchMeter"/> publishes.</summary>
+    internal IReadOnlyList<Collector> Families
+    {
+        get
+        {
+            lock (_families)
+            {
+                return [.. _families];
+            }
+        }
+    }
 
     /// <summary>Taken while series are removed, and while a <see cref="MuxWatchMeter"/> reads them: a read never brings a removed series back.</summary>
     internal Lock SeriesGate { get; } = new();
@@ -147,34 +121,70 @@ public sealed partial class MuxWatchMetrics
     /// <summary>The meter that publishes these families too, if any.</summary>
     private MuxWatchMeter? _meter;
 
-    internal void AttachMeter(MuxWatchMeter meter) => _meter = meter;
+    /// <summary>Publishes every family known now through <paramref name="meter"/>, and every one published later as it comes.</summary>
+    internal void AttachMeter(MuxWatchMeter meter)
+    {
+        lock (_families)
+        {
+            _meter = meter;
+            foreach (var family in _families)
+            {
+                meter.Publish(family);
+            }
+        }
+    }
 
-    /// <summary>Records one PING round trip of <paramref name="endpoint"/> into its histogram <paramref name="series"/>, and into the meter when one publishes.</summary>
-    public void ObservePing(Histogram.Child series, string multiplexer, string endpoint, double seconds)
+    /// <summary>
+    /// Publishes a probe package's own family, created in <see cref="Registry"/>, through MuxWatch's meter
+    /// too (now or when the host starts it); a histogram's <paramref name="buckets"/> are the ones its
+    /// instrument advises, the same as the family's own.
+    /// </summary>
+    public void Publish(Collector family, double[]? buckets = null)
+    {
+        ArgumentNullException.ThrowIfNull(family);
+        if (family is Histogram histogram)
+        {
+            ArgumentNullException.ThrowIfNull(buckets);
+        }
+
+        lock (_families)
+        {
+            if (family is Histogram published)
+            {
+                _buckets[published] = buckets!;
+            }
+
+            _families.Add(family);
+            _meter?.Publish(family);
+        }
+    }
+
+    /// <summary>
+    /// Records one observation into a histogram's <paramref name="series"/> of <paramref name="family"/>, and
+    /// into the meter when one publishes it (<paramref name="labelValues"/> become its tags).
+    /// </summary>
+    public void Observe(Histogram family, IHistogram series, ReadOnlySpan<string> labelValues, double value)
     {
         ArgumentNullException.ThrowIfNull(series);
-        series.Observe(seconds);
-        _meter?.Record(Ping, [multiplexer, endpoint], seconds);
+        series.Observe(value);
+        _meter?.Record(family, labelValues, value);
     }
 
     /// <summary>Records how long one probe cycle took.</summary>
-    internal void ObserveProbeCycle(double seconds)
+    internal void ObserveProbeCycle(double seconds) => Observe(ProbeCycle, ProbeCycle, [], seconds);
+
+    /// <summary>The bucket boundaries a histogram family was published with.</summary>
+    internal double[] BucketsOf(Histogram family)
     {
-        ProbeCycle.Observe(seconds);
-        _meter?.Record(ProbeCycle, [], seconds);
+        lock (_families)
+        {
+            return _buckets.TryGetValue(family, out var buckets)
+                ? buckets
+                : throw new ArgumentException($"{family.Name} is not one of MuxWatch's histograms", nameof(family));
+        }
     }
 
-    /// <summary>The bucket boundaries of one of MuxWatch's histograms.</summary>
-    internal static double[] BucketsOf(Histogram family) =>
-        family.Name switch
-        {
-            "muxwatch_ping_seconds" => PingBuckets,
-            "muxwatch_probe_cycle_seconds" => ProbeCycleBuckets,
-            "muxwatch_pubsub_delivery_seconds" => PubSubDeliveryBuckets,
-            _ => throw new ArgumentException($"{family.Name} is not one of MuxWatch's histograms", nameof(family)),
-        };
-
-    /// <summary>The registry the families live in.</summary>
+    /// <summary>The registry the families live in: a probe package creates its own families here.</summary>
     public CollectorRegistry Registry { get; }
 
     internal Counter Timeouts { get; }
@@ -189,54 +199,17 @@ public sealed partial class MuxWatchMetrics
 
     internal Gauge LastTimeoutTimestamp { get; }
 
-    /// <summary><c>muxwatch_connected</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Gauge Connected { get; }
-
-    /// <summary><c>muxwatch_sent_awaiting_response</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Gauge SentAwaitingResponse { get; }
-
-    /// <summary><c>muxwatch_pending_unsent</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Gauge PendingUnsent { get; }
-
-    /// <summary><c>muxwatch_operations_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Counter Operations { get; }
-
-    /// <summary><c>muxwatch_reconnects_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Counter Reconnects { get; }
-
-    /// <summary><c>muxwatch_subscriptions</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Gauge Subscriptions { get; }
-
-    /// <summary><c>muxwatch_ping_seconds</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Histogram Ping { get; }
-
-    /// <summary><c>muxwatch_ping_failures_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Counter PingFailures { get; }
-
-    /// <summary><c>muxwatch_last_probe_success_timestamp_seconds</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Gauge LastProbeSuccess { get; }
-
-    /// <summary><c>muxwatch_heartbeat_age_seconds</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Gauge HeartbeatAge { get; }
-
-    /// <summary><c>muxwatch_client_timeouts_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Counter ClientTimeouts { get; }
-
-    /// <summary><c>muxwatch_connection_events_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Counter ConnectionEvents { get; }
-
-    /// <summary><c>muxwatch_endpoints_over_budget</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Gauge EndpointsOverBudget { get; }
-
     internal Histogram ProbeCycle { get; }
 
-    /// <summary><c>muxwatch_probe_failures_total</c> (labels and meaning: docs/metrics.md), fed by the multiplexer probe.</summary>
-    public Counter ProbeFailures { get; }
+    internal Counter ProbeFailures { get; }
+
+    /// <summary>Counts one failure of a probe's work, by probe and reason (<c>muxwatch_probe_failures_total</c>); the loop goes on.</summary>
+    public void CountProbeFailure(string probe, string reason) => ProbeFailures.WithLabels(probe, reason).Inc();
 
     internal Counter CaptureDropped { get; }
 
     /// <summary><c>muxwatch_error_replies_total</c>, by error code.</summary>
-    public Counter ErrorReplies { get; }
+    internal Counter ErrorReplies { get; }
 
     /// <summary>Its series, in the order of <see cref="Model.ErrorReplies.Codes"/>.</summary>
     internal Counter.Child[] ErrorReplyCounters { get; }
@@ -244,18 +217,13 @@ public sealed partial class MuxWatchMetrics
     internal Gauge CorrelationPending { get; }
 
     /// <summary>
-    /// Exports at 0 the series of one watched endpoint whose label values are known before anything
-    /// happens: its timeouts by every cause from each of <paramref name="sources"/>, and the connection
-    /// events whose failure type is fixed. Prometheus' <c>increase()</c> and <c>rate()</c> see a series'
-    /// first increment only when the series existed before it (its own guidance on missing series).
+    /// Exports at 0 the timeouts of one watched endpoint by every cause from each of
+    /// <paramref name="sources"/>: Prometheus' <c>increase()</c> and <c>rate()</c> see a series' first
+    /// increment only when the series existed before it (its own guidance on missing series).
     /// </summary>
-    /// <remarks>
-    /// <c>connection-failed</c> is left to appear with its first failure: its failure type is known only
-    /// then, and a series for every type the client has would add a dozen per endpoint to a 500-endpoint
-    /// sidecar's scrape for one event.
-    /// </remarks>
-    public void InitializeEndpoint(string multiplexer, string endpoint, string eventEndpoint, IReadOnlyList<string> sources)
+    public void InitializeTimeouts(string multiplexer, string endpoint, IReadOnlyList<string> sources)
     {
+        ArgumentNullException.ThrowIfNull(sources);
         var timeoutEndpoint = _ownTimeoutEndpoints.Admit(multiplexer + "\n" + endpoint) == BoundedLabelValues.Other ? BoundedLabelValues.Other : endpoint;
         foreach (var cause in Enum.GetValues<TimeoutCause>())
         {
@@ -264,56 +232,38 @@ public sealed partial class MuxWatchMetrics
                 Timeouts.WithLabels(multiplexer, timeoutEndpoint, cause.ToName(), source).Inc(0);
             }
         }
-
-        foreach (var (name, failureType) in KnownEvents)
-        {
-            ConnectionEvents.WithLabels(multiplexer, eventEndpoint, name, failureType).Inc(0);
-        }
     }
 
-    /// <summary>The connection events whose labels are known in advance (the client reports a restore with failure type <c>None</c>, measured).</summary>
-    private static readonly (string Name, string FailureType)[] KnownEvents = [("connection-restored", "None"), ("error-message", "none"), ("internal-error", "none")];
+    /// <summary>Removes one multiplexer's timeouts still at 0 (it was disposed or unregistered); those it counted stay.</summary>
+    public void RemoveMultiplexer(string multiplexer) => RemoveZeroTimeouts(labels => labels[0] == multiplexer);
 
-    /// <summary>Removes every series of one multiplexer (it was disposed or unregistered).</summary>
-    public void RemoveMultiplexer(string multiplexer)
+    /// <summary>Removes one endpoint's timeouts still at 0 (a node that left its cluster); those it counted stay.</summary>
+    public void RemoveEndpoint(string multiplexer, string endpoint) => RemoveZeroTimeouts(labels => labels[0] == multiplexer && labels[1] == endpoint);
+
+    /// <summary>Removes the series of <paramref name="families"/> whose label values <paramref name="matches"/>, under the gate the meter's reads take (a read never brings a removed series back).</summary>
+    public void RemoveSeriesWhere(IReadOnlyList<Collector> families, Func<string[], bool> matches)
     {
+        ArgumentNullException.ThrowIfNull(families);
         lock (SeriesGate)
         {
-            RemoveMultiplexerUngated(multiplexer);
-        }
-    }
-
-    /// <summary>
-    /// Removes one endpoint's series of <paramref name="multiplexer"/> (a node that left its cluster); its
-    /// timeouts stay counted, only its counters still at 0 go.
-    /// </summary>
-    public void RemoveEndpoint(string multiplexer, string endpoint)
-    {
-        lock (SeriesGate)
-        {
-            RemoveSeriesWhere(l => l.Length > 1 && l[0] == multiplexer && l[1] == endpoint);
-        }
-    }
-
-    private void RemoveMultiplexerUngated(string multiplexer) => RemoveSeriesWhere(l => l.Length > 0 && l[0] == multiplexer);
-
-    private void RemoveSeriesWhere(Func<string[], bool> matches)
-    {
-        // Its timeouts stay counted; only the series initialized at 0 and never moved go with it.
-        foreach (var labels in Timeouts.GetAllLabelValues().Where(matches).ToList())
-        {
-            if (Timeouts.WithLabels(labels).Value == 0)
+            foreach (var family in families)
             {
-                Timeouts.RemoveLabelled(labels);
+                RemoveWhere(family, matches);
             }
         }
+    }
 
-        foreach (var collector in (Collector[])[Connected, SentAwaitingResponse, PendingUnsent, Operations, Reconnects, Subscriptions,
-                     Ping, PingFailures, LastProbeSuccess, HeartbeatAge, ClientTimeouts, ConnectionEvents, EndpointsOverBudget,
-                     PubSubDelivery, PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubLost, PubSubSubscribed,
-                     SubscriptionSentAwaitingResponse, SubscriptionPendingUnsent, SubscriptionOperations])
+    private void RemoveZeroTimeouts(Func<string[], bool> matches)
+    {
+        lock (SeriesGate)
         {
-            RemoveWhere(collector, matches);
+            foreach (var labels in Timeouts.GetAllLabelValues().Where(matches).ToList())
+            {
+                if (Timeouts.WithLabels(labels).Value == 0)
+                {
+                    Timeouts.RemoveLabelled(labels);
+                }
+            }
         }
     }
 

@@ -22,13 +22,13 @@ public sealed class EndpointDeparturesTests : IAsyncLifetime
     private readonly FakeTimeProvider _time = new(DateTimeOffset.Parse("2026-11-27T12:00:00Z", System.Globalization.CultureInfo.InvariantCulture));
     private RedisServer _redis = null!;
     private ConnectionMultiplexer _client = null!;
-    private MuxWatchMetrics _metrics = null!;
+    private MultiplexerMetrics _metrics = null!;
 
     public async Task InitializeAsync()
     {
         _redis = await RedisServer.StartAsync();
         _client = await ConnectionMultiplexer.ConnectAsync(_redis.EndPoint);
-        _metrics = new MuxWatchMetrics(_registry);
+        _metrics = new MultiplexerMetrics(new MuxWatchMetrics(_registry));
     }
 
     public async Task DisposeAsync()

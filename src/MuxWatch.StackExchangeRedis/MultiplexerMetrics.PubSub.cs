@@ -1,12 +1,10 @@
 using Prometheus;
 
-namespace MuxWatch.Export;
+namespace MuxWatch.StackExchangeRedis;
 
 /// <content>The pub/sub families: a multiplexer's delivery lag, measured on a channel of MuxWatch's own (opt-in), and its subscription connection.</content>
-public sealed partial class MuxWatchMetrics
+internal sealed partial class MultiplexerMetrics
 {
-    private static readonly string[] MultiplexerEndpointLabels = ["multiplexer", "endpoint"];
-
     /// <summary>The delivery histogram's buckets, 1 ms to 30 s: a healthy delivery, a busy pool, a handler that blocks.</summary>
     internal static double[] PubSubDeliveryBuckets { get; } = [0.001, 0.005, 0.025, 0.1, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -38,49 +36,35 @@ public sealed partial class MuxWatchMetrics
     public Counter SubscriptionOperations { get; private set; } = null!;
 
     /// <summary>Records one probe message's delivery.</summary>
-    public void ObservePubSubDelivery(Histogram.Child series, string multiplexer, string endpoint, double seconds)
-    {
-        ArgumentNullException.ThrowIfNull(series);
-        series.Observe(seconds);
-        _meter?.Record(PubSubDelivery, [multiplexer, endpoint], seconds);
-    }
+    public void ObservePubSubDelivery(Histogram.Child series, string multiplexer, string endpoint, double seconds) =>
+        Core.Observe(PubSubDelivery, series, [multiplexer, endpoint], seconds);
 
     /// <summary>Removes one multiplexer's pub/sub series on <paramref name="endpoint"/> (its probe stopped, or its subscription moved to another node).</summary>
-    public void RemovePubSubSeries(string multiplexer, string endpoint)
-    {
-        lock (SeriesGate)
-        {
-            PubSubDelivery.RemoveLabelled(multiplexer, endpoint);
-            SubscriptionOperations.RemoveLabelled(multiplexer, endpoint);
-            PubSubLost.RemoveLabelled(multiplexer, endpoint);
-            foreach (var gauge in (Gauge[])[PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubSubscribed, SubscriptionSentAwaitingResponse, SubscriptionPendingUnsent])
-            {
-                gauge.RemoveLabelled(multiplexer, endpoint);
-            }
-        }
-    }
+    public void RemovePubSubSeries(string multiplexer, string endpoint) =>
+        Core.RemoveSeriesWhere(
+            [PubSubDelivery, SubscriptionOperations, PubSubLost, PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubSubscribed, SubscriptionSentAwaitingResponse, SubscriptionPendingUnsent],
+            labels => labels.Length == 2 && labels[0] == multiplexer && labels[1] == endpoint);
 
-    private Collector[] CreatePubSubFamilies(MetricFactory factory)
+    private void CreatePubSubFamilies(MetricFactory factory)
     {
         PubSubDelivery = factory.CreateHistogram("muxwatch_pubsub_delivery_seconds",
-            "From PUBLISH to the handler, for MuxWatch's probe messages on a channel of its own (opt-in: MeasurePubSubLag).", MultiplexerEndpointLabels,
+            "From PUBLISH to the handler, for MuxWatch's probe messages on a channel of its own (opt-in: MeasurePubSubLag).", MultiplexerEndpoint,
             new HistogramConfiguration { Buckets = PubSubDeliveryBuckets });
         PubSubLag = factory.CreateGauge("muxwatch_pubsub_lag_seconds",
-            "The latest probe message's delivery lag, or the age of the oldest one still undelivered when that is larger.", MultiplexerEndpointLabels);
+            "The latest probe message's delivery lag, or the age of the oldest one still undelivered when that is larger.", MultiplexerEndpoint);
         PubSubLastDeliveryAge = factory.CreateGauge("muxwatch_pubsub_last_delivery_age_seconds",
-            "Seconds since a probe message was last delivered (since the subscription was made, before the first).", MultiplexerEndpointLabels);
+            "Seconds since a probe message was last delivered (since the subscription was made, before the first).", MultiplexerEndpoint);
         PubSubUndelivered = factory.CreateGauge("muxwatch_pubsub_undelivered",
-            "Probe messages published and not yet delivered (MuxWatch stops publishing at 64).", MultiplexerEndpointLabels);
+            "Probe messages published and not yet delivered (MuxWatch stops publishing at 64).", MultiplexerEndpoint);
         PubSubLost = factory.CreateCounter("muxwatch_pubsub_lost_total",
-            "Probe messages not delivered within 10 s, counted as lost (published while the subscription connection was down, say: pub/sub delivers at most once).", MultiplexerEndpointLabels);
+            "Probe messages not delivered within 10 s, counted as lost (published while the subscription connection was down, say: pub/sub delivers at most once).", MultiplexerEndpoint);
         PubSubSubscribed = factory.CreateGauge("muxwatch_pubsub_subscribed",
-            "1 while the probe channel's subscription is connected (ISubscriber.IsConnected), else 0.", MultiplexerEndpointLabels);
+            "1 while the probe channel's subscription is connected (ISubscriber.IsConnected), else 0.", MultiplexerEndpoint);
         SubscriptionSentAwaitingResponse = factory.CreateGauge("muxwatch_subscription_sent_awaiting_response",
-            "The subscription connection's commands written and awaiting a reply (the client's sub counters).", MultiplexerEndpointLabels);
+            "The subscription connection's commands written and awaiting a reply (the client's sub counters).", MultiplexerEndpoint);
         SubscriptionPendingUnsent = factory.CreateGauge("muxwatch_subscription_pending_unsent",
-            "The subscription connection's commands queued and not yet written (the client's sub counters).", MultiplexerEndpointLabels);
+            "The subscription connection's commands queued and not yet written (the client's sub counters).", MultiplexerEndpoint);
         SubscriptionOperations = factory.CreateCounter("muxwatch_subscription_operations_total",
-            "Operations on the subscription connection (the client's sub counters).", MultiplexerEndpointLabels);
-        return [PubSubDelivery, PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubLost, PubSubSubscribed, SubscriptionSentAwaitingResponse, SubscriptionPendingUnsent, SubscriptionOperations];
+            "Operations on the subscription connection (the client's sub counters).", MultiplexerEndpoint);
     }
 }

@@ -10,7 +10,7 @@ namespace MuxWatch.Export;
 public sealed class BoundedLabelValues(int capacity)
 {
     /// <summary>The value that stands for every value past the bound.</summary>
-    public const string Other = "other";
+    internal const string Other = "other";
 
     private readonly ConcurrentDictionary<string, bool> _admitted = new(StringComparer.Ordinal);
     private int _count;
@@ -38,7 +38,7 @@ public sealed class BoundedLabelValues(int capacity)
     }
 
     /// <summary>Frees a value's place (its series were removed).</summary>
-    public void Forget(string value)
+    internal void Forget(string value)
     {
         if (_admitted.TryRemove(value, out _))
         {

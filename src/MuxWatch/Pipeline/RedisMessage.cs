@@ -25,7 +25,7 @@ public sealed class RedisMessage
         new(null, text ?? throw new ArgumentNullException(nameof(text)), null);
 
     /// <summary>A message already read (a source that had to read it to decide whether to take it).</summary>
-    public static RedisMessage FromReport(RedisErrorReport report) =>
+    internal static RedisMessage FromReport(RedisErrorReport report) =>
         new(null, null, report ?? throw new ArgumentNullException(nameof(report)));
 
     /// <summary>The message as read. Reading never throws; the first call reads, later calls return the same report.</summary>

@@ -39,7 +39,7 @@ public sealed class TimeoutContext
     public LiveCounters? LiveCounters { get; set; }
 
     /// <summary>The thread pool as MuxWatch sampled it just before the request started waiting (in-process sources only).</summary>
-    public ThreadPoolSnapshot? ThreadPoolBeforeWait { get; set; }
+    internal ThreadPoolSnapshot? ThreadPoolBeforeWait { get; set; }
 
     /// <summary>What this process's runtime did over the wait (in-process sources only, once sampled).</summary>
     internal RuntimeOverWait? Runtime { get; set; }
@@ -54,14 +54,14 @@ public sealed class TimeoutContext
     public bool Final { get; }
 
     /// <summary>The endpoint whose next server poll may still change the diagnosis; null when it is final.</summary>
-    public string? AwaitedTimeline { get; private set; }
+    internal string? AwaitedTimeline { get; private set; }
 
     /// <summary>
     /// The diagnosis cannot be final yet: <paramref name="endpoint"/>'s next server poll may explain it.
     /// The pipeline publishes it unsettled and runs the correlating steps again when that endpoint's
     /// timeline advances, or for the last time when the settle time is up.
     /// </summary>
-    public void AwaitTimeline(string endpoint)
+    internal void AwaitTimeline(string endpoint)
     {
         ArgumentNullException.ThrowIfNull(endpoint);
         if (!Final)
@@ -71,14 +71,14 @@ public sealed class TimeoutContext
     }
 
     /// <summary>A key whose size a correlating step wants measured on <see cref="AwaitedTimeline"/>'s server; null when none.</summary>
-    public string? WantedKeySize { get; private set; }
+    internal string? WantedKeySize { get; private set; }
 
     /// <summary>
     /// The diagnosis names a key whose size <paramref name="endpoint"/>'s server can tell (<c>MEMORY USAGE</c>): the
     /// pipeline asks its poller for it and holds the timeout open until an answer (or the settle time). A final run
     /// asks nothing.
     /// </summary>
-    public void MeasureKey(string endpoint, string key)
+    internal void MeasureKey(string endpoint, string key)
     {
         ArgumentNullException.ThrowIfNull(endpoint);
         ArgumentNullException.ThrowIfNull(key);

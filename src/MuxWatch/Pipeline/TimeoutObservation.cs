@@ -9,7 +9,7 @@ namespace MuxWatch.Pipeline;
 public sealed record TimeoutObservation(DateTimeOffset Time, string Source, RedisMessage Message)
 {
     /// <summary>An observation of a message already read.</summary>
-    public TimeoutObservation(DateTimeOffset time, string source, RedisErrorReport report)
+    internal TimeoutObservation(DateTimeOffset time, string source, RedisErrorReport report)
         : this(time, source, RedisMessage.FromReport(report))
     {
     }

@@ -51,7 +51,7 @@ public sealed partial class TimeoutPipeline : IDisposable
     /// <param name="timelines">The server timelines whose advances settle held timeouts; none: nothing is held.</param>
     /// <param name="time">The clock for settle deadlines.</param>
     /// <param name="options">The settle timeout.</param>
-    public TimeoutPipeline(
+    internal TimeoutPipeline(
         IEnumerable<ITimeoutStep> steps,
         IEnumerable<ITimeoutSink> sinks,
         ILogger<TimeoutPipeline>? logger = null,
@@ -80,10 +80,10 @@ public sealed partial class TimeoutPipeline : IDisposable
     public static TimeoutPipeline RulesOnly() => new([new MessageRulesStep(), HugeKeyStep.MessageOnly], []);
 
     /// <summary>Steps and sinks that threw, since start. Zero in a healthy process; tests assert it.</summary>
-    public long InternalFailures => Interlocked.Read(ref _internalFailures);
+    internal long InternalFailures => Interlocked.Read(ref _internalFailures);
 
     /// <summary>Timeouts published unsettled, waiting for their endpoint's next poll.</summary>
-    public int PendingCount => _pending.Count;
+    internal int PendingCount => _pending.Count;
 
     /// <summary>Diagnoses one observation without publishing it (nothing is held for the server's next poll).</summary>
     public ObservedTimeout Diagnose(TimeoutObservation observation)
@@ -119,7 +119,7 @@ public sealed partial class TimeoutPipeline : IDisposable
     }
 
     /// <summary>Settles, with what is known, every held timeout whose settle time is up (called each probe cycle).</summary>
-    public void SettleOverdue(DateTimeOffset now)
+    internal void SettleOverdue(DateTimeOffset now)
     {
         foreach (var pending in _pending.Values)
         {

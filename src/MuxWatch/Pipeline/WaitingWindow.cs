@@ -8,13 +8,13 @@ namespace MuxWatch.Pipeline;
 public readonly record struct WaitingWindow(DateTimeOffset From, DateTimeOffset To)
 {
     /// <summary>The window of a message with neither a timeout nor an elapsed figure (a connection failure, 1.x): the client's default timeout.</summary>
-    public static readonly TimeSpan Default = TimeSpan.FromSeconds(5);
+    internal static readonly TimeSpan Default = TimeSpan.FromSeconds(5);
 
     /// <summary>
     /// From the catch back by the message's elapsed figure (async) or its timeout (sync), to the catch;
     /// <see cref="Default"/> when it has neither (or one beyond a day, which no real client writes).
     /// </summary>
-    public static WaitingWindow Of(DateTimeOffset caught, RedisErrorReport report)
+    internal static WaitingWindow Of(DateTimeOffset caught, RedisErrorReport report)
     {
         ArgumentNullException.ThrowIfNull(report);
         var span = report.WaitedFor ?? Default;

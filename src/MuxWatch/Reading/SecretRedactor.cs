@@ -19,7 +19,7 @@ namespace MuxWatch.Reading;
 public static partial class SecretRedactor
 {
     /// <summary>What a removed secret is replaced with.</summary>
-    public const string Mask = "***";
+    internal const string Mask = "***";
 
     // Words every secret's name contains: one vectorised scan spares most messages the regexes.
     private static readonly SearchValues<string> NameTelltales = SearchValues.Create(["pass", "pwd", "user", "secret", "token"], StringComparison.OrdinalIgnoreCase);
@@ -45,7 +45,7 @@ public static partial class SecretRedactor
     /// would split (back to the last space or comma): half a URL or half an option could be a secret
     /// whose marker was cut off.
     /// </summary>
-    public static string CutAtToken(string text, int maxChars)
+    internal static string CutAtToken(string text, int maxChars)
     {
         ArgumentNullException.ThrowIfNull(text);
         if (text.Length <= maxChars)

@@ -62,7 +62,7 @@ public static partial class TimeoutMessageReader
     /// started. The callers stay protected ("never throws"), but a failure is never silent: tests
     /// assert this stays zero on hostile input, so a reader bug cannot hide behind the catch-all.
     /// </summary>
-    public static long InternalFailures => Interlocked.Read(ref _internalFailures);
+    internal static long InternalFailures => Interlocked.Read(ref _internalFailures);
 
     /// <summary>Reads one message. Never throws; an empty or unreadable input gives a report of kind <see cref="RedisErrorKind.Unknown"/> with no fields.</summary>
     public static RedisErrorReport Read(string? text)

@@ -18,14 +18,14 @@ public sealed class RecentIncidents : ITimeoutSink
     private readonly TimeProvider _time;
 
     /// <summary>Incidents on <paramref name="time"/>'s clock (their ends are told by it).</summary>
-    public RecentIncidents(TimeProvider time)
+    internal RecentIncidents(TimeProvider time)
     {
         ArgumentNullException.ThrowIfNull(time);
         _time = time;
     }
 
     /// <summary>How long an endpoint stays quiet before its incident ends; a timeout that started waiting sooner joins it.</summary>
-    public static readonly TimeSpan Quiet = TimeSpan.FromSeconds(30);
+    internal static readonly TimeSpan Quiet = TimeSpan.FromSeconds(30);
 
     /// <summary>The most incidents kept; the oldest go first.</summary>
     public const int MaxIncidents = 200;

@@ -11,7 +11,7 @@ public sealed class RecentTimeouts : ITimeoutSink
     private long _added;
 
     /// <summary>Creates a log that keeps the last <paramref name="capacity"/> timeouts.</summary>
-    public RecentTimeouts(int capacity = 1000)
+    internal RecentTimeouts(int capacity = 1000)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1);
         _ring = new ObservedTimeout?[capacity];
@@ -24,7 +24,7 @@ public sealed class RecentTimeouts : ITimeoutSink
     public long TotalAdded => Interlocked.Read(ref _added);
 
     /// <summary>Adds one, pushing out the oldest when full.</summary>
-    public void Add(ObservedTimeout timeout)
+    internal void Add(ObservedTimeout timeout)
     {
         ArgumentNullException.ThrowIfNull(timeout);
         lock (_gate)
@@ -38,7 +38,7 @@ public sealed class RecentTimeouts : ITimeoutSink
     void ITimeoutSink.Publish(ObservedTimeout timeout) => Add(timeout);
 
     /// <summary>Replaces a kept timeout by its revision (same id); one already pushed out stays out.</summary>
-    public void Revise(ObservedTimeout previous, ObservedTimeout revised)
+    internal void Revise(ObservedTimeout previous, ObservedTimeout revised)
     {
         ArgumentNullException.ThrowIfNull(previous);
         ArgumentNullException.ThrowIfNull(revised);

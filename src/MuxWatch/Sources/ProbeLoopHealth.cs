@@ -14,12 +14,12 @@ public sealed class ProbeLoopHealth(TimeProvider time, IOptions<MuxWatchOptions>
     public long Cycles => Interlocked.Read(ref _cycles);
 
     /// <summary>When the last cycle completed, or null before the first.</summary>
-    public DateTimeOffset? LastCycle => Interlocked.Read(ref _lastCycleTicks) is var ticks and > 0
+    internal DateTimeOffset? LastCycle => Interlocked.Read(ref _lastCycleTicks) is var ticks and > 0
         ? new DateTimeOffset(ticks, TimeSpan.Zero)
         : null;
 
     /// <summary>How long without a completed cycle counts as stalled: three intervals, and at least 10 s.</summary>
-    public TimeSpan StallAfter => TimeSpan.FromTicks(Math.Max(options.Value.ProbeInterval.Ticks * 3, TimeSpan.FromSeconds(10).Ticks));
+    internal TimeSpan StallAfter => TimeSpan.FromTicks(Math.Max(options.Value.ProbeInterval.Ticks * 3, TimeSpan.FromSeconds(10).Ticks));
 
     /// <summary>True when a cycle completed within <see cref="StallAfter"/> (or the loop has just started).</summary>
     public bool IsCycling(out string description)

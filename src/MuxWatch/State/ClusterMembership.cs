@@ -6,5 +6,5 @@ namespace MuxWatch.State;
 public sealed record ClusterMembership(IReadOnlySet<string> Left, IReadOnlySet<string> Unknown)
 {
     /// <summary>No server left, none unknown (not a cluster, or not read yet).</summary>
-    public static ClusterMembership None { get; } = new(new HashSet<string>(), new HashSet<string>());
+    internal static ClusterMembership None { get; } = new(new HashSet<string>(), new HashSet<string>());
 }

@@ -10,7 +10,7 @@ namespace MuxWatch.State;
 public sealed class KeySizeLedger
 {
     /// <summary>The longest key ever asked about: a key longer than this is named, never measured.</summary>
-    public const int MaxKeyLength = 1024;
+    internal const int MaxKeyLength = 1024;
 
     /// <summary>Keys waiting to be measured, at most; more are not asked about.</summary>
     internal const int MaxWanted = 8;
@@ -26,7 +26,7 @@ public sealed class KeySizeLedger
     private readonly Dictionary<string, (KeySize Size, DateTimeOffset At)> _known = new(StringComparer.Ordinal);
 
     /// <summary>Asks for <paramref name="key"/>'s size at the next polls, unless it is known, already asked for, or too long.</summary>
-    public void Want(string key, DateTimeOffset now)
+    internal void Want(string key, DateTimeOffset now)
     {
         ArgumentNullException.ThrowIfNull(key);
         if (key.Length is 0 or > MaxKeyLength)
@@ -60,7 +60,7 @@ public sealed class KeySizeLedger
     }
 
     /// <summary>What the server answered for <paramref name="key"/> within the last <see cref="KeptFor"/>; null when not asked yet.</summary>
-    public KeySize? Known(string key, DateTimeOffset now)
+    internal KeySize? Known(string key, DateTimeOffset now)
     {
         lock (_gate)
         {
@@ -69,7 +69,7 @@ public sealed class KeySizeLedger
     }
 
     /// <summary>Keeps what the server answered.</summary>
-    public void Note(KeySize size, DateTimeOffset now)
+    internal void Note(KeySize size, DateTimeOffset now)
     {
         ArgumentNullException.ThrowIfNull(size);
         lock (_gate)

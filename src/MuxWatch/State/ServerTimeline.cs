@@ -35,7 +35,7 @@ public sealed class ServerTimeline
     private readonly WitnessAnswers _answers = new(MaxWitnessAnswers);
 
     /// <summary>Creates the timeline of <paramref name="endpoint"/>, keeping events for <paramref name="retention"/>.</summary>
-    public ServerTimeline(string endpoint, TimeSpan retention)
+    internal ServerTimeline(string endpoint, TimeSpan retention)
     {
         Endpoint = endpoint;
         _retention = retention;
@@ -83,7 +83,7 @@ public sealed class ServerTimeline
     /// The cluster's nodes as this node last listed them (<c>CLUSTER NODES</c>, itself and failed nodes
     /// included); null when it is not a cluster node or has not been read.
     /// </summary>
-    public IReadOnlySet<string>? ClusterMembers => Volatile.Read(ref _clusterMembers);
+    internal IReadOnlySet<string>? ClusterMembers => Volatile.Read(ref _clusterMembers);
 
     /// <summary>Notes the cluster's nodes as this node listed them.</summary>
     internal void NoteClusterMembers(IReadOnlyCollection<string> members) =>
@@ -104,7 +104,7 @@ public sealed class ServerTimeline
     internal WitnessTarget? Witness => Volatile.Read(ref _witnessTarget);
 
     /// <summary>Asks for the next poll to come soon (a timeout waits for it); the next completed poll answers it.</summary>
-    public void RequestPoll() => _pollWanted = true;
+    internal void RequestPoll() => _pollWanted = true;
 
     /// <summary>
     /// Notes that MuxWatch's own connection (the witness) got a prompt answer to a PING sent at
@@ -120,10 +120,10 @@ public sealed class ServerTimeline
     internal DateTimeOffset? LastAnsweredBefore(DateTimeOffset time) => _answers.LastBefore(time);
 
     /// <summary>Events dropped to keep within <see cref="MaxEvents"/>.</summary>
-    public long DroppedEvents => Interlocked.Read(ref _dropped);
+    internal long DroppedEvents => Interlocked.Read(ref _dropped);
 
     /// <summary>Records an event that has ended (or is instantaneous).</summary>
-    public void Add(ServerEvent ended, DateTimeOffset now)
+    internal void Add(ServerEvent ended, DateTimeOffset now)
     {
         ArgumentNullException.ThrowIfNull(ended);
         lock (_gate)
@@ -134,7 +134,7 @@ public sealed class ServerTimeline
     }
 
     /// <summary>Starts an interval of <paramref name="kind"/> (a save, a rewrite); ignored when one is already running.</summary>
-    public void Begin(ServerEventKind kind, DateTimeOffset start)
+    internal void Begin(ServerEventKind kind, DateTimeOffset start)
     {
         lock (_gate)
         {
@@ -143,7 +143,7 @@ public sealed class ServerTimeline
     }
 
     /// <summary>When the running interval of <paramref name="kind"/> began, or null when none runs.</summary>
-    public DateTimeOffset? RunningSince(ServerEventKind kind)
+    internal DateTimeOffset? RunningSince(ServerEventKind kind)
     {
         lock (_gate)
         {
@@ -161,7 +161,7 @@ public sealed class ServerTimeline
     }
 
     /// <summary>Ends the running interval of <paramref name="kind"/>; returns it, or null when none ran.</summary>
-    public ServerEvent? End(ServerEventKind kind, DateTimeOffset end, string? outcome, DateTimeOffset now)
+    internal ServerEvent? End(ServerEventKind kind, DateTimeOffset end, string? outcome, DateTimeOffset now)
     {
         lock (_gate)
         {
@@ -172,7 +172,7 @@ public sealed class ServerTimeline
     }
 
     /// <summary>Ends every running interval at <paramref name="end"/> (the server restarted: what ran died with it).</summary>
-    public void EndAll(DateTimeOffset end, DateTimeOffset now)
+    internal void EndAll(DateTimeOffset end, DateTimeOffset now)
     {
         lock (_gate)
         {
@@ -256,7 +256,7 @@ public sealed class ServerTimeline
     public KeySizeLedger KeySizes { get; } = new();
 
     /// <summary>The most groups <see cref="SlowestCommands"/> returns: bounded like the recent list, whatever a server logs.</summary>
-    public const int MaxSlowCommandGroups = 20;
+    internal const int MaxSlowCommandGroups = 20;
 
     /// <summary>
     /// The slow commands of the last hour (of the timeline's retention, if shorter) grouped by command name and
@@ -291,7 +291,7 @@ public sealed class ServerTimeline
     }
 
     /// <summary>A poll read what it may: every event that started before <paramref name="started"/> has been seen.</summary>
-    public void PollCompleted(DateTimeOffset started, DateTimeOffset finished)
+    internal void PollCompleted(DateTimeOffset started, DateTimeOffset finished)
     {
         _pollWanted = false; // whoever still waits asks again when told of this poll (ServerTimelines.Polled)
         lock (_gate)
@@ -306,7 +306,7 @@ public sealed class ServerTimeline
     }
 
     /// <summary>A poll failed as a whole (timed out, no connection): reported, and the timeline is not complete past it.</summary>
-    public void PollFailed(string message, DateTimeOffset time)
+    internal void PollFailed(string message, DateTimeOffset time)
     {
         lock (_gate)
         {
@@ -324,7 +324,7 @@ public sealed class ServerTimeline
     }
 
     /// <summary>Notes what the endpoint refuses, its clock offset and whether its latency monitor is on.</summary>
-    public void Describe(IReadOnlyList<string> refusedCommands, TimeSpan? clockOffset, bool? latencyMonitorEnabled)
+    internal void Describe(IReadOnlyList<string> refusedCommands, TimeSpan? clockOffset, bool? latencyMonitorEnabled)
     {
         lock (_gate)
         {

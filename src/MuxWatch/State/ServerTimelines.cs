@@ -10,7 +10,7 @@ public sealed class ServerTimelines(IOptions<MuxWatchOptions> options)
     private readonly ConcurrentDictionary<string, ServerTimeline> _byEndpoint = new(StringComparer.OrdinalIgnoreCase);
 
     /// <summary>Raised after a poll completed and updated a timeline (on the poll's thread: handlers must be quick).</summary>
-    public event Action<ServerTimeline>? Polled;
+    internal event Action<ServerTimeline>? Polled;
 
     /// <summary>The timeline of <paramref name="endpoint"/>, created on first use.</summary>
     public ServerTimeline GetOrAdd(string endpoint) =>
@@ -28,7 +28,7 @@ public sealed class ServerTimelines(IOptions<MuxWatchOptions> options)
     /// peer) over [<paramref name="from"/>, <paramref name="to"/>]: a failover lives on the promoted node's
     /// timeline, while the failed node's own answers no poll.
     /// </summary>
-    public IReadOnlyList<Model.ServerEvent> PromotionsReplacing(string primary, DateTimeOffset from, DateTimeOffset to, DateTimeOffset now)
+    internal IReadOnlyList<Model.ServerEvent> PromotionsReplacing(string primary, DateTimeOffset from, DateTimeOffset to, DateTimeOffset now)
     {
         List<Model.ServerEvent> found = [];
         foreach (var timeline in _byEndpoint.Values)

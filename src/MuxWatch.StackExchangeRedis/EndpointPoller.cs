@@ -22,8 +22,8 @@ namespace MuxWatch.StackExchangeRedis;
 /// </remarks>
 internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline timeline, MuxWatchMetrics metrics, TimeProvider time, SlowlogSenders? senders = null)
 {
-    /// <summary>Slow-log entries read per poll; the count of new entries stays exact beyond it (by id).</summary>
-    internal const int SlowlogBatch = ServerStateTracker.MaxSlowlogEntriesPerPoll;
+    /// <summary>Slow-log entries read per poll: what the core's bookkeeping takes from one (a test holds them equal); new ones stay counted beyond it (by id).</summary>
+    internal const int SlowlogBatch = 64;
 
     private const int MaxKeptErrorChars = 300;
 
@@ -36,7 +36,6 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
     /// <summary>The longest back-off: a server that always answers megabytes is still polled every five minutes.</summary>
     internal static readonly TimeSpan LongestBackoff = TimeSpan.FromMinutes(5);
 
-    private readonly ServerStateTracker _tracker = new(timeline, metrics);
     private int _inFlight;
     private readonly Lock _applying = new();
     private bool _retired;
@@ -110,7 +109,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 lock (_applying)
                 {
                     // A poll that ends after its endpoint was dropped would write its series again, for good.
-                    applied = !_retired && _tracker.Apply(result);
+                    applied = !_retired && timelines.Apply(timeline, result);
                 }
 
                 if (applied)
@@ -231,7 +230,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             var slowlogReply = await Answer(Send(sent, server.ExecuteAsync("SLOWLOG", "GET", SlowlogBatch)), "slowlog", refused, deadline, stopping).ConfigureAwait(false);
             var entries = slowlogReply is null ? null : SlowlogReply.Read(slowlogReply, SlowlogBatch, dropped, senders is null ? null : name => senders.KnownAs(name, timeline.Endpoint));
             // The key a large-payload diagnosis asked about (MEMORY USAGE), one at most, rate-limited per endpoint.
-            KeySize[] sizes = keySizes && _keySizes.Due(time.GetUtcNow()) && timeline.KeySizes.TakeWanted() is { } key
+            KeySize[] sizes = keySizes && _keySizes.Due(time.GetUtcNow()) && timeline.TakeWantedKey() is { } key
                 ? [await KeySizeReader.ReadAsync(server, key, Remaining(deadline), time, stopping).ConfigureAwait(false)] : [];
             refused.AddRange(_seldomRefused);
             var threshold = _threshold;
@@ -242,7 +241,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
             // (An entry is a struct: FirstOrDefault of none would be an empty entry, which is no fork.)
             var fork = latest?.Where(entry => entry.EventName == "fork").Select(entry => (DateTime?)entry.Timestamp).FirstOrDefault();
             if (fork is { } newest && Utc(newest) is var forkAt
-                && (_tracker.LastForkSample is not { } seen || forkAt > seen) && (_forkAskedAbout is not { } asked || forkAt > asked))
+                && (timeline.LastForkSample is not { } seen || forkAt > seen) && (_forkAskedAbout is not { } asked || forkAt > asked))
             {
                 _forkAskedAbout = forkAt;
                 var history = Bounded(await Answer(Send(sent, server.LatencyHistoryAsync("fork")), "latency", refused, deadline, stopping).ConfigureAwait(false), "LATENCY HISTORY", ReplyLimits.MaxLatencyEntries);

@@ -12,6 +12,10 @@ public sealed class SlowlogReplyTests
 {
     private static readonly long Now = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
 
+    [Fact]
+    public void The_poller_asks_for_as_many_entries_as_the_core_takes_from_one_poll() =>
+        Assert.Equal(MuxWatch.State.ServerStateTracker.MaxSlowlogEntriesPerPoll, EndpointPoller.SlowlogBatch);
+
     private static RedisResult Entry(string? address, string? name, params string[] arguments)
     {
         List<RedisResult> parts =

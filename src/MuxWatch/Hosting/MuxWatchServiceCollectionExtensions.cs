@@ -1,5 +1,6 @@
 using System.Diagnostics.Metrics;
 using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
 using MuxWatch.Export;
@@ -56,7 +57,10 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddHostedService(sp => new MeterPublication(sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.Meter ? sp.GetRequiredService<MuxWatchMeter>() : null));
 
         // The pipeline: steps in DI order within a stage, sinks in DI order.
-        services.AddSingleton<TimeoutPipeline>();
+        // Factories: the pipeline's and the sinks' constructors are the core's own (internal), which the container's activator does not use.
+        services.AddSingleton(sp => new TimeoutPipeline(
+            sp.GetServices<ITimeoutStep>(), sp.GetServices<ITimeoutSink>(), sp.GetService<ILogger<TimeoutPipeline>>(),
+            sp.GetRequiredService<ServerTimelines>(), sp.GetRequiredService<TimeProvider>(), sp.GetRequiredService<IOptions<MuxWatchOptions>>()));
         services.AddSingleton<ThreadPoolHistory>();
         services.AddSingleton<ITimeoutStep, ThreadPoolBeforeWaitStep>();
         services.AddSingleton<RuntimeHistory>();
@@ -78,7 +82,7 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<TimeoutCounts>();
         services.AddSingleton<TimeoutLogWriter>();
         services.AddSingleton<ITimeoutSink>(sp => sp.GetRequiredService<RecentTimeouts>());
-        services.AddSingleton<RecentIncidents>();
+        services.AddSingleton(sp => new RecentIncidents(sp.GetRequiredService<TimeProvider>()));
         services.AddSingleton<ITimeoutSink>(sp => sp.GetRequiredService<RecentIncidents>());
         services.AddSingleton<ITimeoutSink>(sp => sp.GetRequiredService<TimeoutCounts>());
         services.AddSingleton<ITimeoutSink, TimeoutMetricsSink>();

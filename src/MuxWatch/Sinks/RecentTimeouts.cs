@@ -37,6 +37,10 @@ public sealed class RecentTimeouts : ITimeoutSink
     /// <inheritdoc />
     void ITimeoutSink.Publish(ObservedTimeout timeout) => Add(timeout);
 
+    /// <inheritdoc />
+    // Explicit: the interface's default (a no-op) must never stand in for this one, whatever this one's visibility.
+    void ITimeoutSink.Revise(ObservedTimeout previous, ObservedTimeout revised) => Revise(previous, revised);
+
     /// <summary>Replaces a kept timeout by its revision (same id); one already pushed out stays out.</summary>
     internal void Revise(ObservedTimeout previous, ObservedTimeout revised)
     {

@@ -7,7 +7,7 @@ namespace MuxWatch.State;
 /// timeouts), taken by the server poller one at a time, and what the server answered, kept a while so that every
 /// timeout of the same wait reads one answer and the server is asked once. Bounded whatever the timeouts name.
 /// </summary>
-public sealed class KeySizeLedger
+internal sealed class KeySizeLedger
 {
     /// <summary>The longest key ever asked about: a key longer than this is named, never measured.</summary>
     internal const int MaxKeyLength = 1024;

@@ -17,7 +17,7 @@ namespace MuxWatch.State;
 /// The correlator then never misses an event for lack of precision; the cost is at most one poll
 /// interval of width (one second where Redis counts in seconds).
 /// </remarks>
-public sealed class ServerStateTracker
+internal sealed class ServerStateTracker
 {
     internal static readonly TimeSpan SecondResolution = TimeSpan.FromSeconds(1);
 
@@ -31,7 +31,7 @@ public sealed class ServerStateTracker
     internal const long PlausibleForkUsec = 3_600_000_000;
 
     /// <summary>Slow-log entries taken from one poll: what the poller asks for (<c>SLOWLOG GET 64</c>).</summary>
-    public const int MaxSlowlogEntriesPerPoll = SlowlogTracker.MaxEntriesPerPoll;
+    internal const int MaxSlowlogEntriesPerPoll = SlowlogTracker.MaxEntriesPerPoll;
 
     private readonly ServerTimeline _timeline;
     private readonly MuxWatchMetrics _metrics;

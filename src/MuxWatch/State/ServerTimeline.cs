@@ -7,7 +7,7 @@ namespace MuxWatch.State;
 /// <see cref="MaxEvents"/> are kept (the oldest go first, counted in <see cref="DroppedEvents"/>).
 /// </summary>
 /// <remarks>Thread-safe: the poller writes it, the correlator and the API read it.</remarks>
-public sealed class ServerTimeline
+public sealed partial class ServerTimeline
 {
     /// <summary>The most events kept per endpoint, whatever the retention.</summary>
     public const int MaxEvents = 10_000;
@@ -252,8 +252,6 @@ public sealed class ServerTimeline
         }
     }
 
-    /// <summary>The sizes of keys the diagnosis asked about, measured by the poller (<c>MEMORY USAGE</c>).</summary>
-    public KeySizeLedger KeySizes { get; } = new();
 
     /// <summary>The most groups <see cref="SlowestCommands"/> returns: bounded like the recent list, whatever a server logs.</summary>
     internal const int MaxSlowCommandGroups = 20;

@@ -1,12 +1,21 @@
 using System.Collections.Concurrent;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
+using MuxWatch.Export;
+using MuxWatch.Model;
 
 namespace MuxWatch.State;
 
 /// <summary>The timeline of every polled endpoint, by endpoint (<c>host:port</c>), and a signal when one was polled.</summary>
-public sealed class ServerTimelines(IOptions<MuxWatchOptions> options)
+/// <remarks>
+/// A probe package's server poller hands each poll to <see cref="Apply"/>: the timeline's events and the
+/// endpoint's series follow from it here, so the bookkeeping behind them stays the core's own.
+/// </remarks>
+/// <param name="options">The retention of every timeline.</param>
+/// <param name="metrics">Where the polls' figures are exported (a registry of their own when none is given, for tests).</param>
+public sealed class ServerTimelines(IOptions<MuxWatchOptions> options, MuxWatchMetrics? metrics = null)
 {
+    private readonly MuxWatchMetrics _metrics = metrics ?? new MuxWatchMetrics(Prometheus.Metrics.NewCustomRegistry());
     private readonly ConcurrentDictionary<string, ServerTimeline> _byEndpoint = new(StringComparer.OrdinalIgnoreCase);
 
     /// <summary>Raised after a poll completed and updated a timeline (on the poll's thread: handlers must be quick).</summary>
@@ -108,6 +117,17 @@ public sealed class ServerTimelines(IOptions<MuxWatchOptions> options)
 
     /// <summary>Stops keeping <paramref name="endpoint"/> (its multiplexer went away).</summary>
     public void Remove(string endpoint) => _byEndpoint.TryRemove(endpoint, out _);
+
+    /// <summary>
+    /// Applies one poll of <paramref name="timeline"/>'s endpoint: its events, its figures and their series.
+    /// Returns true when the poll read everything the endpoint allows (the timeline is complete up to its
+    /// start); then <see cref="RaisePolled"/> lets the timeouts waiting on it settle.
+    /// </summary>
+    public bool Apply(ServerTimeline timeline, ServerPollResult poll)
+    {
+        ArgumentNullException.ThrowIfNull(timeline);
+        return timeline.TrackedBy(_metrics).Apply(poll);
+    }
 
     /// <summary>Says that <paramref name="timeline"/> advanced (a poll of its endpoint completed): the pipeline settles the timeouts waiting on it.</summary>
     public void RaisePolled(ServerTimeline timeline) => Polled?.Invoke(timeline);

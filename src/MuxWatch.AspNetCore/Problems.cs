@@ -1,3 +1,4 @@
+using System.ComponentModel;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.WebUtilities;
 using MuxWatch.Json;
@@ -5,6 +6,7 @@ using MuxWatch.Json;
 namespace MuxWatch.AspNetCore;
 
 /// <summary>MuxWatch's refusals over HTTP: problem details, the same for the library's endpoints and the sidecar's.</summary>
+[EditorBrowsable(EditorBrowsableState.Never)] // the probe-package contract (docs/public-api.md): the service answers as the API does
 public static class Problems
 {
     /// <summary>The answer for a refusal with <paramref name="status"/> because of <paramref name="reason"/>.</summary>

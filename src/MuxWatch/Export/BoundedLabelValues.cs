@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.ComponentModel;
 
 namespace MuxWatch.Export;
 
@@ -7,6 +8,7 @@ namespace MuxWatch.Export;
 /// as <see cref="Other"/>. Posted messages can name any endpoint, and a label value is a series for
 /// ever: this keeps the series count bounded whatever the input.
 /// </summary>
+[EditorBrowsable(EditorBrowsableState.Never)] // the probe-package contract (docs/public-api.md): for MuxWatch's own packages, not apps
 public sealed class BoundedLabelValues(int capacity)
 {
     /// <summary>The value that stands for every value past the bound.</summary>

@@ -1,5 +1,6 @@
 using MuxWatch.Model;
 using Prometheus;
+using System.ComponentModel;
 
 namespace MuxWatch.Export;
 
@@ -13,6 +14,7 @@ namespace MuxWatch.Export;
 /// vocabularies; multiplexer names are the registered ones; endpoints of posted or caught messages
 /// pass through <see cref="BoundedLabelValues"/>. Never a key, a command argument or a message.
 /// </remarks>
+[EditorBrowsable(EditorBrowsableState.Never)] // the probe-package contract (docs/public-api.md): for MuxWatch's own packages, not apps
 public sealed partial class MuxWatchMetrics
 {
     /// <summary>

@@ -73,7 +73,7 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddHostedService<ThreadPoolEvents>();
         services.AddSingleton<ITimeoutStep, RuntimeOverWaitStep>();
         services.AddSingleton<ITimeoutStep, MessageRulesStep>();
-        services.AddSingleton<ServerTimelines>();
+        services.AddSingleton(sp => new ServerTimelines(sp.GetRequiredService<IOptions<MuxWatchOptions>>(), sp.GetRequiredService<MuxWatchMetrics>()));
         services.AddSingleton<ITimeoutStep, ServerCorrelationStep>();
         services.AddSingleton<ITimeoutStep, RuntimeReasonStep>(); // after the correlation: the runtime's word beside a starvation that stood
         services.AddSingleton<ITimeoutStep, PoolStacksStep>(); // after it: where the starved pool's workers were
@@ -93,7 +93,7 @@ public static class MuxWatchServiceCollectionExtensions
             sp.GetRequiredService<TimeProvider>(),
             sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.CaptureQueueCapacity));
         services.AddHostedService<TimeoutCaptureService>();
-        services.AddSingleton<ProbeLoopHealth>();
+        services.AddSingleton(sp => new ProbeLoopHealth(sp.GetRequiredService<TimeProvider>(), sp.GetRequiredService<IOptions<MuxWatchOptions>>()));
         services.AddSingleton(sp => new MuxWatchStatus(
             sp.GetRequiredService<TimeoutCounts>(),
             sp.GetRequiredService<RecentTimeouts>(),

@@ -1,3 +1,5 @@
+using System.ComponentModel;
+
 namespace MuxWatch.Sources;
 
 /// <summary>
@@ -9,6 +11,7 @@ namespace MuxWatch.Sources;
 /// An <see cref="AsyncLocal{T}"/> flows into the continuations of the probe's awaits, which is where an
 /// awaited Redis exception is (re)thrown and the first-chance event is raised.
 /// </remarks>
+[EditorBrowsable(EditorBrowsableState.Never)] // the probe-package contract (docs/public-api.md): for MuxWatch's own packages, not apps
 public static class ProbeScope
 {
     private static readonly AsyncLocal<bool> InProbe = new();

@@ -1,4 +1,5 @@
 using MuxWatch.Model;
+using System.ComponentModel;
 namespace MuxWatch.State;
 
 /// <summary>
@@ -7,6 +8,7 @@ namespace MuxWatch.State;
 /// <see cref="MaxEvents"/> are kept (the oldest go first, counted in <see cref="DroppedEvents"/>).
 /// </summary>
 /// <remarks>Thread-safe: the poller writes it, the correlator and the API read it.</remarks>
+[EditorBrowsable(EditorBrowsableState.Never)] // the probe-package contract (docs/public-api.md): for MuxWatch's own packages, not apps
 public sealed partial class ServerTimeline
 {
     /// <summary>The most events kept per endpoint, whatever the retention.</summary>

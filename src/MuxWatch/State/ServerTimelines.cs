@@ -3,6 +3,7 @@ using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
 using MuxWatch.Export;
 using MuxWatch.Model;
+using System.ComponentModel;
 
 namespace MuxWatch.State;
 
@@ -11,11 +12,18 @@ namespace MuxWatch.State;
 /// A probe package's server poller hands each poll to <see cref="Apply"/>: the timeline's events and the
 /// endpoint's series follow from it here, so the bookkeeping behind them stays the core's own.
 /// </remarks>
-/// <param name="options">The retention of every timeline.</param>
-/// <param name="metrics">Where the polls' figures are exported (a registry of their own when none is given, for tests).</param>
-public sealed class ServerTimelines(IOptions<MuxWatchOptions> options, MuxWatchMetrics? metrics = null)
+[EditorBrowsable(EditorBrowsableState.Never)] // the probe-package contract (docs/public-api.md): for MuxWatch's own packages, not apps
+public sealed class ServerTimelines
 {
-    private readonly MuxWatchMetrics _metrics = metrics ?? new MuxWatchMetrics(Prometheus.Metrics.NewCustomRegistry());
+    private readonly IOptions<MuxWatchOptions> _options;
+    private readonly MuxWatchMetrics _metrics;
+
+    /// <summary>Timelines kept for the retention of <paramref name="options"/>, their polls exported to <paramref name="metrics"/> (a registry of their own when none is given, for tests).</summary>
+    internal ServerTimelines(IOptions<MuxWatchOptions> options, MuxWatchMetrics? metrics = null)
+    {
+        _options = options;
+        _metrics = metrics ?? new MuxWatchMetrics(Prometheus.Metrics.NewCustomRegistry());
+    }
     private readonly ConcurrentDictionary<string, ServerTimeline> _byEndpoint = new(StringComparer.OrdinalIgnoreCase);
 
     /// <summary>Raised after a poll completed and updated a timeline (on the poll's thread: handlers must be quick).</summary>
@@ -23,7 +31,7 @@ public sealed class ServerTimelines(IOptions<MuxWatchOptions> options, MuxWatchM
 
     /// <summary>The timeline of <paramref name="endpoint"/>, created on first use.</summary>
     public ServerTimeline GetOrAdd(string endpoint) =>
-        _byEndpoint.GetOrAdd(endpoint, static (name, retention) => new ServerTimeline(name, retention), options.Value.ServerTimelineRetention);
+        _byEndpoint.GetOrAdd(endpoint, static (name, retention) => new ServerTimeline(name, retention), _options.Value.ServerTimelineRetention);
 
     /// <summary>The timeline of <paramref name="endpoint"/>, or null when it is not polled.</summary>
     public ServerTimeline? Find(string? endpoint) =>

@@ -1,6 +1,6 @@
+using System.ComponentModel;
 using MuxWatch.Model;
 using Prometheus;
-using System.ComponentModel;
 
 namespace MuxWatch.Export;
 

@@ -1,6 +1,6 @@
+using System.ComponentModel;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
-using System.ComponentModel;
 
 namespace MuxWatch.Sources;
 

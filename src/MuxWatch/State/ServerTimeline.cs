@@ -1,5 +1,5 @@
-using MuxWatch.Model;
 using System.ComponentModel;
+using MuxWatch.Model;
 namespace MuxWatch.State;
 
 /// <summary>

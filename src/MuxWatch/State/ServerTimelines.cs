@@ -1,9 +1,9 @@
 using System.Collections.Concurrent;
+using System.ComponentModel;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
 using MuxWatch.Export;
 using MuxWatch.Model;
-using System.ComponentModel;
 
 namespace MuxWatch.State;
 

@@ -6,7 +6,12 @@ namespace MuxWatch.StackExchangeRedis;
 /// Reads one multiplexer's status text (<c>GetStatus()</c>) for what only it carries: the heartbeat's age and
 /// the client's own timeout totals by mode. Only the probe loop's thread calls it.
 /// </summary>
-internal sealed class ClientStatusSampler(string multiplexer, MultiplexerMetrics metrics)
+/// <remarks>
+/// The totals are not exported for a multiplexer MuxWatch made itself (<paramref name="countTimeouts"/> false: a
+/// sidecar target): its only commands are MuxWatch's, whose timeouts <c>muxwatch_timeouts_total{source="probe"}</c>
+/// already counts by cause; three series an endpoint at 0 were 5% of a 500-endpoint sidecar's scrape.
+/// </remarks>
+internal sealed class ClientStatusSampler(string multiplexer, MultiplexerMetrics metrics, bool countTimeouts = true)
 {
     /// <summary>
     /// The status text's buffer, reused by every read on the thread: one buffer per multiplexer held about 7 KB each,
@@ -40,6 +45,11 @@ internal sealed class ClientStatusSampler(string multiplexer, MultiplexerMetrics
         if (status.HeartbeatAgeSeconds is { } age)
         {
             metrics.HeartbeatAge.WithLabels(multiplexer).Set(age);
+        }
+
+        if (!countTimeouts)
+        {
+            return;
         }
 
         IncTo(metrics.ClientTimeouts.WithLabels(multiplexer, "sync"), status.SyncTimeouts);

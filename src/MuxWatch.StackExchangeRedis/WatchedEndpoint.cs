@@ -2,14 +2,14 @@
 namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>One server of a watched multiplexer: its series, its queue history, when it last answered, and at most one PING in flight.</summary>
-internal sealed class WatchedEndpoint(MultiplexerMetrics metrics, string multiplexer, string endpoint)
+internal sealed class WatchedEndpoint(MultiplexerMetrics metrics, string multiplexer, string endpoint, bool owned = false)
 {
     private int _pinging;
     private DateTimeOffset _lastPing = DateTimeOffset.MinValue;
 
     public string Endpoint => endpoint;
 
-    public EndpointSeries Series { get; } = new(metrics, multiplexer, endpoint);
+    public EndpointSeries Series { get; } = new(metrics, multiplexer, endpoint, owned);
 
     public QueueHistory Queues { get; } = new();
 

@@ -72,7 +72,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         _time = time;
         _timelines = timelines;
         _logger = logger;
-        _status = new ClientStatusSampler(registration.Name, metrics);
+        _status = new ClientStatusSampler(registration.Name, metrics, countTimeouts: !registration.Owned);
         _selection = new ServerSelection(registration.Name, registration.Owned, maxEndpoints, metrics, timelines, time, logger);
         _departures = new EndpointDepartures(registration.Name, metrics, time, logger);
         _outcome = new ProbeOutcome(time);
@@ -233,7 +233,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     private WatchedEndpoint NewEndpoint(string endpoint)
     {
         _metrics.InitializeEndpoint(Name, endpoint, _eventEndpoints.Admit(endpoint), _registration.Owned ? ProbeOnly : AppAndProbe);
-        return new WatchedEndpoint(_metrics, Name, endpoint);
+        return new WatchedEndpoint(_metrics, Name, endpoint, _registration.Owned);
     }
 
     private bool SampleServer(IServer server, DateTimeOffset now, TimeSpan? pingInterval, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
@@ -246,11 +246,11 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         series.Connected.Set(connected ? 1 : 0);
         series.SentAwaitingResponse.Set(counters.Interactive.SentItemsAwaitingResponse);
         series.PendingUnsent.Set(counters.Interactive.PendingUnsentItems);
-        series.Operations.IncTo(counters.Interactive.OperationCount);
+        series.Operations?.IncTo(counters.Interactive.OperationCount);
 
         // SocketCount counts sockets created, so every one after the first is a reconnect (measured).
         series.Reconnects.IncTo(Math.Max(0, counters.Interactive.SocketCount - 1));
-        series.Subscriptions.Set(counters.Subscription.Subscriptions);
+        series.Subscriptions?.Set(counters.Subscription.Subscriptions);
 
         // The client connects to a node it learnt of on a re-read of the cluster only once a command goes
         // there: in MuxWatch's own multiplexer, the probe's PING is that command. The app's is left alone.

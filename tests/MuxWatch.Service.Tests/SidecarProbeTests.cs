@@ -51,13 +51,13 @@ public sealed class SidecarProbeTests : IAsyncLifetime
         Assert.Equal(1, metrics.Value("muxwatch_connected", mux, endpoint));
         Assert.Equal(0, metrics.Value("muxwatch_sent_awaiting_response", mux, endpoint));
         Assert.Equal(0, metrics.Value("muxwatch_pending_unsent", mux, endpoint));
-        Assert.True(metrics.Value("muxwatch_operations_total", mux, endpoint) >= 2);
         Assert.Equal(0, metrics.Value("muxwatch_reconnects_total", mux, endpoint));
-        Assert.True(metrics.Value("muxwatch_subscriptions", mux, endpoint) >= 0);
         Assert.InRange(metrics.Value("muxwatch_ping_seconds_sum", mux, endpoint)!.Value, 0, 5);
         Assert.InRange(metrics.Value("muxwatch_heartbeat_age_seconds", mux)!.Value, 0, 30);
-        Assert.Equal(0, metrics.Value("muxwatch_client_timeouts_total", mux, ("mode", "sync")));
-        Assert.Equal(0, metrics.Value("muxwatch_client_timeouts_total", mux, ("mode", "async")));
+        // A sidecar target's multiplexer carries only MuxWatch's own commands: what counts them is not exported.
+        Assert.Null(metrics.Value("muxwatch_operations_total", mux));
+        Assert.Null(metrics.Value("muxwatch_subscriptions", mux));
+        Assert.Null(metrics.Value("muxwatch_client_timeouts_total", mux));
         var lastSuccess = DateTimeOffset.FromUnixTimeMilliseconds((long)(metrics.Value("muxwatch_last_probe_success_timestamp_seconds", mux, endpoint)!.Value * 1000));
         Assert.InRange(DateTimeOffset.UtcNow - lastSuccess, TimeSpan.FromSeconds(-5), TimeSpan.FromSeconds(30));
         Assert.True(metrics.Value("muxwatch_threadpool_min_threads", ("pool", "worker")) >= 1);
@@ -130,9 +130,8 @@ public sealed class SidecarProbeTests : IAsyncLifetime
         {
             var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
             return metrics.Value("muxwatch_sent_awaiting_response", mux) == 0
-                && metrics.Value("muxwatch_timeouts_total", mux, ("cause", "server-stall"), ("source", "probe")) >= 1
-                && metrics.Value("muxwatch_client_timeouts_total", mux, ("mode", "async")) >= 1;
-        }, "qs back to 0 after the stall, the timeout counted by cause and by the client");
+                && metrics.Value("muxwatch_timeouts_total", mux, ("cause", "server-stall"), ("source", "probe")) >= 1;
+        }, "qs back to 0 after the stall, the timeout counted by cause");
 
         // Nothing in this process timed out but the probe: nothing is marked as an app's.
         var all = await MetricsText.ScrapeAsync(sidecar.Client);

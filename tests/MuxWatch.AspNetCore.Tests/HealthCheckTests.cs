@@ -43,8 +43,9 @@ public sealed class HealthCheckTests : IAsyncLifetime
 
         await Eventually.UntilAsync(async () => await ReadAsync(client) == (HttpStatusCode.OK, "Healthy"), "healthy once the multiplexer is probed");
 
-        // A real stall: the server sleeps while the app's GETs wait past their 500 ms.
-        var sleeping = _redis.CommandInBackground("DEBUG", "SLEEP", "2");
+        // A real stall: the server sleeps while the app's GETs wait past their 500 ms. Seeing it asleep takes a PING
+        // unanswered for 1 s, and 2.x notices an async timeout on its 1 s heartbeat: 4 s leaves the GETs time to time out.
+        var sleeping = _redis.CommandInBackground("DEBUG", "SLEEP", "4");
         await Eventually.UntilAsync(async () => !await _redis.AnswersPingAsync(), "the server to be asleep");
         var db = app.GetDatabase();
         var calls = await Task.WhenAll(Enumerable.Range(0, 6).Select(async i =>

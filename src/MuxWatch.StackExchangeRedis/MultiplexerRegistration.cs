@@ -22,6 +22,13 @@ internal sealed record MultiplexerRegistration(
     /// </summary>
     public DiscoveredMultiplexer? Discovered { get; init; }
 
+    /// <summary>
+    /// For a connection MuxWatch makes: gets it with its subscription connection in any case, for when MuxWatch
+    /// subscribes through it (<see cref="MeasurePubSubLag"/>); <see cref="Resolve"/> leaves that out for one
+    /// standalone server (<see cref="OwnedConnection.ConnectTargetAsync"/>).
+    /// </summary>
+    public Func<IServiceProvider, Task<IConnectionMultiplexer>>? ResolveSubscribing { get; init; }
+
     /// <summary>For a connection MuxWatch makes: its TLS certificate check, which keeps why a certificate was refused.</summary>
     public TlsCheck? Tls { get; init; }
 
@@ -66,8 +73,9 @@ internal sealed record MultiplexerRegistration(
         connect.AllowAdmin = true;
         var tls = new TlsCheck(trustedCa, trustedCaSetting);
         connect.CertificateValidation += tls.Validate;
-        return new MultiplexerRegistration(name, _ => OwnedConnection.ConnectAsync(connect), Owned: true, shown)
+        return new MultiplexerRegistration(name, _ => OwnedConnection.ConnectTargetAsync(connect, subscribes: false), Owned: true, shown)
         {
+            ResolveSubscribing = _ => OwnedConnection.ConnectTargetAsync(connect, subscribes: true),
             Tls = tls,
             Diagnose = () => OwnedConnection.DiagnoseAsync(connect, OwnedConnection.DiagnosisConnectTimeout),
         };

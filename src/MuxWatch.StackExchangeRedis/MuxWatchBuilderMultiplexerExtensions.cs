@@ -85,7 +85,8 @@ public static class MuxWatchBuilderMultiplexerExtensions
             && string.Equals(registration.Name, name, StringComparison.OrdinalIgnoreCase))
             ?? throw new ArgumentException($"MeasurePubSubLag: no multiplexer named '{name}' was added; call AddMultiplexer(\"{name}\", ...) first.", nameof(name));
         builder.Services.Remove(descriptor);
-        builder.Services.AddSingleton(((MultiplexerRegistration)descriptor.ImplementationInstance!) with { MeasurePubSubLag = true });
+        var registration = (MultiplexerRegistration)descriptor.ImplementationInstance!;
+        builder.Services.AddSingleton(registration with { MeasurePubSubLag = true, Resolve = registration.ResolveSubscribing ?? registration.Resolve });
         return builder;
     }
 

@@ -49,6 +49,7 @@ internal static partial class OwnedConnection
     /// renames commands (a command map cannot be merged, and theirs must stay). Not (yet) for a sidecar
     /// target's own connection: tried, and ClusterFailoverLiveTests then missed the promotion's role change
     /// on the timeline in 2 of 7 runs (0 of 5 with the subscription connection); why is not known yet.
+    /// A target that is one standalone server goes without it (<see cref="ConnectTargetAsync"/>).
     /// </summary>
     public static ConfigurationOptions WithoutSubscriptions(ConfigurationOptions options)
     {
@@ -62,6 +63,37 @@ internal static partial class OwnedConnection
         copy.CommandMap = CommandMap.Create(SubscribingCommands, available: false);
         copy.ConfigurationChannel = string.Empty; // its broadcasts are pub/sub too
         return copy;
+    }
+
+    /// <summary>
+    /// MuxWatch's own connection to a target (a sidecar target, a connection string given to
+    /// <c>AddMultiplexer</c>). It carries only MuxWatch's PINGs and polls, so when the target is one
+    /// standalone server it opens no subscription connection: a second socket per server with its own
+    /// buffers (13 MB and 500 sockets of a sidecar at 500 servers, docs/benchmarks.md). What the target
+    /// is shows only once connected: a cluster (or several endpoints, or a Sentinel configuration) is
+    /// connected afresh with the subscription connection, as before (a cluster's failover was seen less
+    /// reliably without it, see <see cref="WithoutSubscriptions"/>). A server not reached at start keeps
+    /// the lean connection: connecting again would double a dead server's wait. <paramref name="subscribes"/>
+    /// keeps it in any case (MuxWatch subscribes through it to measure the pub/sub lag).
+    /// </summary>
+    public static async Task<IConnectionMultiplexer> ConnectTargetAsync(ConfigurationOptions options, bool subscribes)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        var lean = WithoutSubscriptions(options);
+        if (subscribes || ReferenceEquals(lean.CommandMap, options.CommandMap) || options.EndPoints.Count != 1)
+        {
+            return await ConnectAsync(options).ConfigureAwait(false);
+        }
+
+        var multiplexer = await ConnectAsync(lean).ConfigureAwait(false);
+        if (!multiplexer.IsConnected || multiplexer.GetServers() is [{ ServerType: ServerType.Standalone }])
+        {
+            return multiplexer;
+        }
+
+        ConnectFailures.Remove(multiplexer);
+        await multiplexer.DisposeAsync().ConfigureAwait(false);
+        return await ConnectAsync(options).ConfigureAwait(false);
     }
 
     public static async Task<IConnectionMultiplexer> ConnectAsync(ConfigurationOptions options)

@@ -295,9 +295,11 @@ public sealed class ServerPollingTests : IAsyncLifetime
         await using var sidecar = InMemorySidecar.Probing(("one", redis.EndPoint), ("two", redis.EndPoint), ("three", redis.EndPoint));
         await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint) is not null, "the first poll");
 
-        // Three targets: two connections each (interactive, subscription), and no polling connection besides.
+        // Three targets on one standalone server: one connection each (no subscription connection: MuxWatch
+        // never subscribes through a target's), and no polling connection besides.
         var clients = (await redis.CommandAsync("CLIENT", "LIST")).Split('\n');
-        Assert.Equal(6, clients.Count(line => line.Contains(" name=muxwatch ", StringComparison.Ordinal)));
+        Assert.Equal(3, clients.Count(line => line.Contains(" name=muxwatch ", StringComparison.Ordinal)));
+        Assert.DoesNotContain(clients, line => line.Contains(" name=muxwatch ", StringComparison.Ordinal) && line.Contains(" sub=1 ", StringComparison.Ordinal));
         Assert.DoesNotContain(clients, line => line.Contains("name=muxwatch-poller", StringComparison.Ordinal));
 
         // Polled once per cycle however many targets share the server: INFO calls counted by the server

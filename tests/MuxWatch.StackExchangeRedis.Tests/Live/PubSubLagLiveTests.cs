@@ -106,6 +106,29 @@ public sealed class PubSubLagLiveTests : IAsyncLifetime
         await host.StopAsync();
     }
 
+    [Fact]
+    public async Task A_connection_MuxWatch_makes_keeps_its_subscription_connection_when_it_measures_the_lag()
+    {
+        // MuxWatch's own connection to one standalone server opens no subscription connection, unless it
+        // measures the pub/sub lag, which subscribes through it.
+        var registry = Metrics.NewCustomRegistry();
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.100";
+        builder.Services.AddMuxWatch().UseMetricsRegistry(registry)
+            .AddMultiplexer("measured", _redis.EndPoint).MeasurePubSubLag("measured")
+            .AddMultiplexer("plain", _redis.EndPoint + ",name=muxwatch-plain");
+        using var host = builder.Build();
+        await host.StartAsync();
+        var on = (("multiplexer", "measured"), ("endpoint", _redis.EndPoint));
+        await Eventually.UntilAsync(async () => (await ScrapeAsync(registry)).Value("muxwatch_pubsub_delivery_seconds_count", on.Item1, on.Item2) >= 3, "deliveries through MuxWatch's own connection");
+
+        var clients = (await _redis.CommandAsync("CLIENT", "LIST")).Split('\n');
+        Assert.Single(clients, line => line.Contains(" name=muxwatch ", StringComparison.Ordinal) && line.Contains(" cmd=subscribe", StringComparison.Ordinal));
+        Assert.Single(clients, line => line.Contains(" name=muxwatch-plain ", StringComparison.Ordinal));
+        await host.StopAsync();
+    }
+
     /// <summary>An app's host with MuxWatch measuring <paramref name="app"/>'s pub/sub lag, as <c>app</c>, sampling every 100 ms.</summary>
     private static async Task<IHost> StartMeasuringAsync(ConnectionMultiplexer app, CollectorRegistry registry)
     {

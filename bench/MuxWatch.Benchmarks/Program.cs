@@ -8,7 +8,7 @@ using MuxWatch.Benchmarks;
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- probe-scaling     (probe and render cost at 1..500 endpoints)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- cluster-cost      (the probe and scrape for a cluster of 6 and 60 nodes)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- sidecar-scale     (the sidecar's memory and scrape at 10..500, vs redis_exporter)
-// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- sidecar-fleet     (500 separate endpoints: the sidecar's CPU, memory, scrape; each server's cost, vs redis_exporter)
+// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- sidecar-fleet     (50 and 500 separate endpoints, native and JIT builds: the sidecar's CPU, memory, scrape; each server's cost, vs redis_exporter)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- hostile-memory    (the sidecar's memory against a server sending oversized replies)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- idle-cost         (the CPU an idle app pays for watching, beside the health check)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- witness-cost      (the witness thread's own CPU, quiet and busy)

@@ -9,20 +9,26 @@ namespace MuxWatch.Benchmarks;
 /// The sidecar watching a fleet of separate endpoints, as a user means "500 endpoints": each redis-server
 /// listens on several loopback addresses (127.0.0.1 to 127.0.0.N), and every address is a target of its own, so
 /// the sidecar holds one multiplexer, one polling connection and one witness per endpoint, as it would for 500
-/// servers. Measured while nothing is wrong: the sidecar's CPU (ms a second) and resident set (median and peak),
-/// its <c>/metrics</c> (median and p95 over scrapes on one kept-alive connection), and what watching costs each
-/// server, from the server's own <c>INFO commandstats</c> (µs a second spent on MuxWatch's commands, by command,
-/// per endpoint) beside <c>prometheus-redis-exporter</c> scraping every endpoint at a 15 s interval. Prints
-/// figures; asserts nothing.
+/// servers. Measured while nothing is wrong, for each endpoint count and each build (the native one the container
+/// ships, the JIT one of <c>dotnet run</c> and the tool): the sidecar's CPU (ms a second) and resident set (median
+/// and peak), its <c>/metrics</c> (median and p95 over scrapes on one kept-alive connection), and what watching
+/// costs each server, from the server's own <c>INFO commandstats</c> (µs a second spent on MuxWatch's commands,
+/// by command, per endpoint) beside <c>prometheus-redis-exporter</c> scraping every endpoint at a 15 s interval.
+/// Ends with one table of every figure and the ratios between the counts. Prints figures; asserts nothing.
 /// </summary>
 internal static class SidecarFleet
 {
     private const string Exporter = "/usr/bin/prometheus-redis-exporter";
 
+    /// <summary>One measurement of the sidecar (or, with <see cref="Build"/> "redis_exporter", of the exporter).</summary>
+    private sealed record Figures(string Build, int Endpoints, double CpuMsPerSecond, double ResidentMedian, double ResidentPeak,
+        double ScrapeMedian, double ScrapeP95, double ScrapeKilobytes, int Series, double ServerMicroseconds, double ServerCalls);
+
     public static async Task<int> RunAsync(string[] args)
     {
-        var serverCount = HookOverhead.IntOption(args, "--servers", 50);
         var addresses = Math.Clamp(HookOverhead.IntOption(args, "--addresses", 10), 1, 250);
+        var counts = StringOption(args, "--counts", "50,500").Split(',').Select(c => int.Parse(c, CultureInfo.InvariantCulture)).Order().ToList();
+        var builds = StringOption(args, "--builds", "native,jit").Split(',').ToList();
         var warmup = TimeSpan.FromSeconds(HookOverhead.IntOption(args, "--warmup-seconds", 120));
         var window = TimeSpan.FromSeconds(HookOverhead.IntOption(args, "--window-seconds", 60));
         var scrapes = HookOverhead.IntOption(args, "--scrapes", 50);
@@ -33,13 +39,15 @@ internal static class SidecarFleet
         // --env NAME=value (repeatable): an environment variable of the sidecar's process (the runtime's GC settings).
         var environment = args.Select((a, i) => (a, i)).Where(p => p.a == "--env" && p.i + 1 < args.Length).Select(p => args[p.i + 1]).ToList();
         settings.AddRange(environment.Select(e => "env:" + e));
-        var endpointCount = serverCount * addresses;
+        var serverCount = (counts[^1] + addresses - 1) / addresses;
+        var native = builds.Contains("native") ? await NativeBuildAsync() : null;
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"sidecar-fleet{(settings.Count > 0 ? $" ({string.Join(", ", settings)})" : "")}: {endpointCount} separate endpoints ({serverCount} redis-servers x {addresses} loopback addresses, {keys:N0} keys each), warm-up {warmup.TotalSeconds:0} s, window {window.TotalSeconds:0} s, {scrapes} scrapes, {Environment.ProcessorCount} cores, service {BuiltProgram.StartInfo("MuxWatch.Service").FileName}"));
+            $"sidecar-fleet{(settings.Count > 0 ? $" ({string.Join(", ", settings)})" : "")}: {string.Join(" and ", counts)} separate endpoints (up to {serverCount} redis-servers x {addresses} loopback addresses, {keys:N0} keys each), builds {string.Join(", ", builds)}, warm-up {warmup.TotalSeconds:0} s, window {window.TotalSeconds:0} s, {scrapes} scrapes, {Environment.ProcessorCount} cores"));
 
         var bind = new List<string> { "--bind" };
         bind.AddRange(Enumerable.Range(1, addresses).Select(a => $"127.0.0.{a}"));
         var servers = new List<RedisServer>();
+        var results = new List<Figures>();
         try
         {
             for (var i = 0; i < serverCount; i++)
@@ -55,11 +63,22 @@ internal static class SidecarFleet
                 await admin.GetServer(server.EndPoint).ExecuteAsync("DEBUG", "POPULATE", keys);
             }
 
-            var endpoints = servers.SelectMany(s => Enumerable.Range(1, addresses).Select(a => $"127.0.0.{a}:{s.Port}")).ToList();
-            await MeasureSidecarAsync(endpoints, servers, admin, settings, warmup, window, scrapes);
-            if (!skipExporter)
+            var allEndpoints = servers.SelectMany(s => Enumerable.Range(1, addresses).Select(a => $"127.0.0.{a}:{s.Port}")).ToList();
+            foreach (var build in builds)
             {
-                await MeasureExporterAsync(endpoints, servers, admin, window);
+                // The service as that build: the native executable, or the built dll run by dotnet.
+                Environment.SetEnvironmentVariable(BuiltProgram.ServiceExecutableVariable, build == "native" ? native : null);
+                Console.WriteLine($"  {build}: {BuiltProgram.StartInfo("MuxWatch.Service").FileName}");
+                foreach (var count in counts)
+                {
+                    var used = servers.Take((count + addresses - 1) / addresses).ToList();
+                    results.Add(await MeasureSidecarAsync(build, allEndpoints.Take(count).ToList(), used, admin, settings, warmup, window, scrapes));
+                }
+            }
+
+            if (!skipExporter && await MeasureExporterAsync(allEndpoints.Take(counts[^1]).ToList(), servers, admin, window) is { } exporter)
+            {
+                results.Add(exporter);
             }
         }
         finally
@@ -70,10 +89,77 @@ internal static class SidecarFleet
             }
         }
 
+        PrintTable(results, counts);
         return 0;
     }
 
-    private static async Task MeasureSidecarAsync(List<string> endpoints, List<RedisServer> servers, ConnectionMultiplexer admin, List<string> settings, TimeSpan warmup, TimeSpan window, int scrapes)
+    private static string StringOption(string[] args, string name, string fallback)
+    {
+        var at = Array.IndexOf(args, name);
+        return at >= 0 && at + 1 < args.Length ? args[at + 1] : fallback;
+    }
+
+    /// <summary>
+    /// The native build: <c>MUXWATCH_SERVICE_EXECUTABLE</c> when it names one (test.sh's, the container's), else
+    /// published here as the Dockerfile publishes it (about two minutes), into artifacts/bench-native.
+    /// </summary>
+    private static async Task<string> NativeBuildAsync()
+    {
+        if (Environment.GetEnvironmentVariable(BuiltProgram.ServiceExecutableVariable) is { Length: > 0 } given)
+        {
+            return given;
+        }
+
+        var output = Path.Combine(BuiltProgram.RepositoryRoot, "artifacts", "bench-native");
+        Console.WriteLine($"publishing the native build as the Dockerfile does, into {output} ...");
+        var publish = new ProcessStartInfo("dotnet", ["publish", Path.Combine(BuiltProgram.RepositoryRoot, "src", "MuxWatch.Service", "MuxWatch.Service.csproj"),
+            "-c", "Release", "--use-current-runtime", "-p:PublishAot=true", "-p:DebugType=none", "-p:GenerateDocumentationFile=false", "-o", output, "-nologo", "-v", "quiet"]);
+        var (exitCode, text, error) = await BuiltProgram.RunAsync(publish, timeout: TimeSpan.FromMinutes(10));
+        if (exitCode != 0)
+        {
+            throw new InvalidOperationException($"the native publish failed ({exitCode}): {error}{text}");
+        }
+
+        return Path.Combine(output, "MuxWatch.Service");
+    }
+
+    /// <summary>Every figure in one table, then how each grew from the smallest count to the largest, and MuxWatch's cost to a server against redis_exporter's.</summary>
+    private static void PrintTable(List<Figures> results, List<int> counts)
+    {
+        Console.WriteLine();
+        Console.WriteLine("| build | endpoints | sidecar CPU | µs/s an endpoint | resident median / peak | `/metrics` median / p95 | scrape | series | each server: the watcher's commands |");
+        Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        foreach (var r in results)
+        {
+            Console.WriteLine(r.Build == "redis_exporter"
+                ? string.Create(CultureInfo.InvariantCulture, $"| redis_exporter (every 15 s) | {r.Endpoints} | {r.CpuMsPerSecond:F1} ms/s | {r.CpuMsPerSecond * 1000 / r.Endpoints:F0} | | | | | {r.ServerMicroseconds:F1} µs/s ({r.ServerCalls:F2} calls/s) |")
+                : string.Create(CultureInfo.InvariantCulture, $"| {r.Build} | {r.Endpoints} | {r.CpuMsPerSecond:F1} ms/s | {r.CpuMsPerSecond * 1000 / r.Endpoints:F0} | {r.ResidentMedian:F0} / {r.ResidentPeak:F0} MB | {r.ScrapeMedian:F2} / {r.ScrapeP95:F2} ms | {r.ScrapeKilobytes:F0} KB | {r.Series:N0} | {r.ServerMicroseconds:F1} µs/s ({r.ServerCalls:F2} calls/s) |"));
+        }
+
+        if (counts.Count > 1)
+        {
+            var (small, large) = (counts[0], counts[^1]);
+            foreach (var build in results.Select(r => r.Build).Where(b => b != "redis_exporter").Distinct())
+            {
+                if (results.FirstOrDefault(r => r.Build == build && r.Endpoints == small) is { } a && results.FirstOrDefault(r => r.Build == build && r.Endpoints == large) is { } b)
+                {
+                    Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                        $"{build}, {small} to {large} endpoints ({(double)large / small:F0} times): CPU x{b.CpuMsPerSecond / a.CpuMsPerSecond:F1}, resident peak x{b.ResidentPeak / a.ResidentPeak:F1}, scrape median x{b.ScrapeMedian / a.ScrapeMedian:F1}, series x{(double)b.Series / a.Series:F1}"));
+                }
+            }
+        }
+
+        if (results.FirstOrDefault(r => r.Build == "redis_exporter") is { } exporter)
+        {
+            foreach (var r in results.Where(r => r.Build != "redis_exporter" && r.Endpoints == exporter.Endpoints))
+            {
+                Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"each server's time on the watcher's commands, MuxWatch ({r.Build}) against redis_exporter: {r.ServerMicroseconds:F1} / {exporter.ServerMicroseconds:F1} µs/s = {r.ServerMicroseconds / exporter.ServerMicroseconds:F2}"));
+            }
+        }
+    }
+
+    private static async Task<Figures> MeasureSidecarAsync(string build, List<string> endpoints, List<RedisServer> servers, ConnectionMultiplexer admin, List<string> settings, TimeSpan warmup, TimeSpan window, int scrapes)
     {
         var port = FreePort.Next();
         var info = BuiltProgram.StartInfo("MuxWatch.Service", ["--urls", $"http://127.0.0.1:{port}", .. settings.Where(s => !s.StartsWith("env:", StringComparison.Ordinal)).Select(s => "--" + s)]);
@@ -105,7 +191,7 @@ internal static class SidecarFleet
             }
 
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"  connected {endpoints.Count} targets in {started.Elapsed.TotalSeconds:F1} s; resident {SidecarScale.ResidentMegabytes(process.Id):F0} MB, peak so far {PeakMegabytes(process.Id):F0} MB"));
+                $"  {build}, {endpoints.Count} endpoints: connected in {started.Elapsed.TotalSeconds:F1} s; resident {SidecarScale.ResidentMegabytes(process.Id):F0} MB, peak so far {PeakMegabytes(process.Id):F0} MB"));
             await Task.Delay(warmup);
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"  after the warm-up: resident {SidecarScale.ResidentMegabytes(process.Id):F0} MB, peak so far {PeakMegabytes(process.Id):F0} MB"));
@@ -126,9 +212,12 @@ internal static class SidecarFleet
             resident.Sort();
 
             var (median, p95, bytes, series) = await ScrapeAsync(client, scrapes);
+            var figures = new Figures(build, endpoints.Count, cpuMsPerSecond, resident[resident.Count / 2], PeakMegabytes(process.Id), median, p95, bytes / 1024.0, series,
+                perCommand.Values.Sum(v => v.Microseconds), perCommand.Values.Sum(v => v.Calls));
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"  MuxWatch sidecar: CPU {cpuMsPerSecond:F1} ms/s ({cpuMsPerSecond * 1000 / endpoints.Count:F0} µs/s an endpoint); resident {resident[resident.Count / 2]:F0} MB median, {PeakMegabytes(process.Id):F0} MB peak; /metrics {median:F2} ms median, {p95:F2} ms p95, {bytes / 1024.0:F0} KB, {series:N0} series ({(double)series / endpoints.Count:F1} an endpoint)"));
+                $"  MuxWatch sidecar: CPU {cpuMsPerSecond:F1} ms/s ({cpuMsPerSecond * 1000 / endpoints.Count:F0} µs/s an endpoint); resident {figures.ResidentMedian:F0} MB median, {figures.ResidentPeak:F0} MB peak; /metrics {median:F2} ms median, {p95:F2} ms p95, {bytes / 1024.0:F0} KB, {series:N0} series ({(double)series / endpoints.Count:F1} an endpoint)"));
             PrintServerCost("MuxWatch", perCommand);
+            return figures;
         }
         finally
         {
@@ -137,12 +226,12 @@ internal static class SidecarFleet
     }
 
     /// <summary>redis_exporter scraping every endpoint every 15 s for the window, as Prometheus would with one target per endpoint.</summary>
-    private static async Task MeasureExporterAsync(List<string> endpoints, List<RedisServer> servers, ConnectionMultiplexer admin, TimeSpan window)
+    private static async Task<Figures?> MeasureExporterAsync(List<string> endpoints, List<RedisServer> servers, ConnectionMultiplexer admin, TimeSpan window)
     {
         if (!File.Exists(Exporter))
         {
             Console.WriteLine($"  redis_exporter: {Exporter} is not installed (apt-get install prometheus-redis-exporter); left out");
-            return;
+            return null;
         }
 
         var port = FreePort.Next();
@@ -200,6 +289,8 @@ internal static class SidecarFleet
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"  redis_exporter: {rounds} rounds of {endpoints.Count} scrapes (every 15 s) in {elapsed.TotalSeconds:F0} s; its CPU {cpuMsPerSecond:F1} ms/s"));
             PrintServerCost("redis_exporter", perCommand);
+            return new Figures("redis_exporter", endpoints.Count, cpuMsPerSecond, 0, 0, 0, 0, 0, 0,
+                perCommand.Values.Sum(v => v.Microseconds), perCommand.Values.Sum(v => v.Calls));
         }
         finally
         {

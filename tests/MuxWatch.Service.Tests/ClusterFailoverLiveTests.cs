@@ -40,6 +40,10 @@ public sealed class ClusterFailoverLiveTests : IAsyncLifetime
             Assert.Equal(await RedisCluster.RoleOfAsync(node) == "master" ? "primary" : "replica", roles[node.EndPoint]);
         }
 
+        // A cluster target keeps the client's subscription connection (only one standalone server goes without).
+        var seedClients = (await _cluster.Nodes[0].CommandAsync("CLIENT", "LIST")).Split('\n');
+        Assert.Contains(seedClients, line => line.Contains(" name=muxwatch ", StringComparison.Ordinal) && line.Contains(" cmd=subscribe", StringComparison.Ordinal));
+
         // Each primary's replica, by its endpoint, with how far behind it is.
         await Eventually.UntilAsync(async () =>
         {

@@ -49,13 +49,11 @@ internal static partial class OwnedConnection
 
     /// <summary>
     /// A copy of <paramref name="options"/> whose multiplexer opens no subscription connection, for the
-    /// poller's connection, which never subscribes: the client otherwise opens a second socket per server,
-    /// with its own buffers (about 20 of the 46 KB a multiplexer costs). Left as it is for a Sentinel
-    /// configuration (the client follows the primary through Sentinel's pub/sub) and when the configuration
-    /// renames commands (a command map cannot be merged, and theirs must stay). Not (yet) for a sidecar
-    /// target's own connection: tried, and ClusterFailoverLiveTests then missed the promotion's role change
-    /// on the timeline in 2 of 7 runs (0 of 5 with the subscription connection); why is not known yet.
-    /// A target that is one standalone server goes without it (<see cref="ConnectTargetAsync"/>).
+    /// poller's connection, which never subscribes, and a target's own when it is one standalone server
+    /// (<see cref="ConnectTargetAsync"/>): the client otherwise opens a second socket per server, with its own
+    /// buffers (about 20 of the 46 KB a multiplexer costs). Left as it is for a Sentinel configuration (the
+    /// client follows the primary through Sentinel's pub/sub) and when the configuration renames commands (a
+    /// command map cannot be merged, and theirs must stay).
     /// </summary>
     public static ConfigurationOptions WithoutSubscriptions(ConfigurationOptions options)
     {
@@ -75,10 +73,11 @@ internal static partial class OwnedConnection
     /// MuxWatch's own connection to a target (a sidecar target, a connection string given to
     /// <c>AddMultiplexer</c>). It carries only MuxWatch's PINGs and polls, so when the target is one
     /// standalone server it opens no subscription connection: a second socket per server with its own
-    /// buffers (13 MB and 500 sockets of a sidecar at 500 servers, docs/benchmarks.md). What the target
-    /// is shows only once connected: a cluster (or several endpoints, or a Sentinel configuration) is
-    /// connected afresh with the subscription connection, as before (a cluster's failover was seen less
-    /// reliably without it, see <see cref="WithoutSubscriptions"/>). A server not reached at start keeps
+    /// buffers (about 25 MB of the resident set and 500 sockets of a sidecar at 500 servers,
+    /// docs/benchmarks.md). What the target is shows only once connected: a cluster (or several endpoints,
+    /// or a Sentinel configuration) is connected afresh with the subscription connection, as before
+    /// (without it, ClusterFailoverLiveTests once missed a promotion's role change on the timeline in 2 of
+    /// 7 runs, 0 of 5 with it, for a reason not found). A server not reached at start keeps
     /// the lean connection: connecting again would double a dead server's wait. <paramref name="subscribes"/>
     /// keeps it in any case (MuxWatch subscribes through it to measure the pub/sub lag).
     /// </summary>

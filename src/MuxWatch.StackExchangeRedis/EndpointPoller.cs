@@ -83,12 +83,12 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
     }
 
     /// <summary>Starts a poll when one is due (on the <see cref="Cadence"/>, or a whole back-off after an oversized reply) and none is in flight.</summary>
-    public void StartIfDue(DateTimeOffset now, IConnectionMultiplexer connection, EndPoint endpoint, MuxWatchOptions settings, CancellationToken stopping)
+    public void StartIfDue(DateTimeOffset now, IConnectionMultiplexer connection, EndPoint endpoint, MuxWatchOptions settings, TimeSpan phase, CancellationToken stopping)
     {
         // After an oversized reply, a whole back-off from the last start (10% slack for the loop's ticks); else the PINGs' cadence (one wake of the pool).
         var due = _backoff > TimeSpan.Zero
             ? now - _lastStart >= Max(_backoff, settings.ServerPollInterval) * 0.9
-            : Cadence.InNewSlot(_lastStart, now, timeline.PollSoon ? Min(settings.ServerPollInterval, Max(settings.ProbeInterval, BusyInterval)) : settings.ServerPollInterval);
+            : Cadence.InNewSlot(_lastStart, now, timeline.PollSoon ? Min(settings.ServerPollInterval, Max(settings.ProbeInterval, BusyInterval)) : settings.ServerPollInterval, phase);
         if (!due || Interlocked.CompareExchange(ref _inFlight, 1, 0) != 0)
         {
             return;

@@ -141,7 +141,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
                             new EndpointPoller(state.Probe._timelines, state.Timeline, state.Probe._metrics, state.Probe._time, state.Probe._senders), (Probe: this, Timeline: timeline));
                     }
 
-                    poller.StartIfDue(now, connection, servers[i].EndPoint, settings, stopping);
+                    poller.StartIfDue(now, connection, servers[i].EndPoint, settings, Cadence.PhaseOf(endpoints[i], _pollers.Count, settings.ProbeInterval), stopping);
                 }
             }
         }

@@ -91,7 +91,7 @@ public sealed class PollingConnectionsLiveTests : IAsyncLifetime
         await PolledThroughAsync(host);
 
         Assert.Equal(0, await ClientsNamedAsync("muxwatch-poller"));
-        Assert.Equal(2, await ClientsNamedAsync("own-target")); // its interactive and subscription connections, nothing more
+        Assert.Equal(1, await ClientsNamedAsync("own-target")); // its interactive connection, nothing more: one standalone server, so no subscription connection
     }
 
     [Fact]

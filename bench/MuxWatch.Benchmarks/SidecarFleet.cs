@@ -113,7 +113,12 @@ internal static class SidecarFleet
         var output = Path.Combine(BuiltProgram.RepositoryRoot, "artifacts", "bench-native");
         Console.WriteLine($"publishing the native build as the Dockerfile does, into {output} ...");
         var publish = new ProcessStartInfo("dotnet", ["publish", Path.Combine(BuiltProgram.RepositoryRoot, "src", "MuxWatch.Service", "MuxWatch.Service.csproj"),
-            "-c", "Release", "--use-current-runtime", "-p:PublishAot=true", "-p:DebugType=none", "-p:GenerateDocumentationFile=false", "-o", output, "-nologo", "-v", "quiet"]);
+            "-c", "Release", "--use-current-runtime", "-p:PublishAot=true", "-p:DebugType=none", "-p:GenerateDocumentationFile=false", "-o", output, "-nologo", "-v", "quiet"])
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            RedirectStandardInput = true,
+        };
         var (exitCode, text, error) = await BuiltProgram.RunAsync(publish, timeout: TimeSpan.FromMinutes(10));
         if (exitCode != 0)
         {

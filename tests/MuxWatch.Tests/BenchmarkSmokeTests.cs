@@ -89,15 +89,24 @@ public sealed class BenchmarkSmokeTests
     [Fact]
     public async Task The_sidecar_fleet_run_measures_separate_endpoints_and_each_servers_cost_beside_the_exporter()
     {
-        var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "sidecar-fleet", "--servers", "1", "--addresses", "2", "--keys", "10",
+        // Scaled down, the JIT build only (the native one is published by the benchmark itself, minutes of compiling).
+        var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "sidecar-fleet", "--counts", "1,2", "--builds", "jit", "--addresses", "2", "--keys", "10",
             "--warmup-seconds", "1", "--window-seconds", "2", "--scrapes", "2");
+        info.Environment.Remove(BuiltProgram.ServiceExecutableVariable);
 
         var (exitCode, output, error) = await BuiltProgram.RunAsync(info, timeout: TimeSpan.FromMinutes(3));
 
         Assert.True(exitCode == 0, $"exit {exitCode}: {error}\n{output}");
-        Assert.Contains("2 separate endpoints", output, StringComparison.Ordinal);
+        Assert.Contains("1 and 2 separate endpoints", output, StringComparison.Ordinal);
         Assert.Contains("what MuxWatch costs each endpoint's server", output, StringComparison.Ordinal);
         Assert.Contains("what redis_exporter costs each endpoint's server", output, StringComparison.Ordinal); // test.sh installs prometheus-redis-exporter
+
+        // The one table: a row per build and count, the exporter's, the growth from the smaller count and the ratio to the exporter.
+        Assert.Matches(@"(?m)^\| jit \| 1 \| [\d.]+ ms/s \|", output);
+        Assert.Matches(@"(?m)^\| jit \| 2 \| [\d.]+ ms/s \|", output);
+        Assert.Matches(@"(?m)^\| redis_exporter \(every 15 s\) \| 2 \|", output);
+        Assert.Contains("jit, 1 to 2 endpoints (2 times): CPU x", output, StringComparison.Ordinal);
+        Assert.Contains("MuxWatch (jit) against redis_exporter", output, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -15,6 +15,14 @@ internal sealed class ThreadPoolEvents(
     MuxWatchMetrics metrics, RuntimeHistory history, TimeProvider time, IOptions<MuxWatchOptions> options, PoolStackCapturer capturer)
     : IHostedService, IDisposable
 {
+    /// <summary>
+    /// One listener made or disposed at a time in the process. The runtime's <see cref="System.Diagnostics.Tracing.EventListener"/>
+    /// takes its listeners' lock and its EventPipe dispatcher's lock in opposite orders on those two paths: two hosts
+    /// stopping at once in one process (a test run's in-memory sidecars) hung for good, one thread holding each
+    /// (seen in a full test run, with <c>dotnet-stack</c>). An app has one host; this keeps several from meeting there.
+    /// </summary>
+    private static readonly Lock ListenerGate = new();
+
     private ThreadPoolEventListener? _listener;
 
     public Task StartAsync(CancellationToken cancellationToken)
@@ -22,7 +30,10 @@ internal sealed class ThreadPoolEvents(
         capturer.SayWhyNever();
         if (options.Value.ThreadPoolEvents)
         {
-            _listener ??= new ThreadPoolEventListener(metrics, history, time, capturer);
+            lock (ListenerGate)
+            {
+                _listener ??= new ThreadPoolEventListener(metrics, history, time, capturer);
+            }
         }
 
         return Task.CompletedTask;
@@ -37,7 +48,10 @@ internal sealed class ThreadPoolEvents(
 
     public void Dispose()
     {
-        _listener?.Dispose();
-        _listener = null;
+        lock (ListenerGate)
+        {
+            _listener?.Dispose();
+            _listener = null;
+        }
     }
 }

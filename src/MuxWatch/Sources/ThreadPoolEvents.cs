@@ -19,7 +19,8 @@ internal sealed class ThreadPoolEvents(
     /// One listener made or disposed at a time in the process. The runtime's <see cref="System.Diagnostics.Tracing.EventListener"/>
     /// takes its listeners' lock and its EventPipe dispatcher's lock in opposite orders on those two paths: two hosts
     /// stopping at once in one process (a test run's in-memory sidecars) hung for good, one thread holding each
-    /// (seen in a full test run, with <c>dotnet-stack</c>). An app has one host; this keeps several from meeting there.
+    /// (seen in a full test run, with <c>dotnet-stack</c>; dotnet/runtime#96219 reports the same since .NET 8). An app
+    /// has one host; this keeps several in one process from meeting there.
     /// </summary>
     private static readonly Lock ListenerGate = new();
 

@@ -38,10 +38,11 @@ public sealed class TargetOptions
             return null;
         }
 
+        var bytes = ReadBounded(TrustedCaFile, MaxTrustedCaFileBytes, "a CA file");
         var certificates = new X509Certificate2Collection();
         try
         {
-            certificates.ImportFromPemFile(TrustedCaFile);
+            certificates.ImportFromPem(System.Text.Encoding.UTF8.GetString(bytes));
         }
         catch (System.Security.Cryptography.CryptographicException)
         {
@@ -50,11 +51,14 @@ public sealed class TargetOptions
 
         if (certificates.Count == 0)
         {
-            certificates.Add(X509CertificateLoader.LoadCertificateFromFile(TrustedCaFile));
+            certificates.Add(X509CertificateLoader.LoadCertificate(bytes));
         }
 
         return certificates;
     }
+
+    /// <summary>The longest <see cref="TrustedCaFile"/> read: 1 MiB, a bundle of every public root (about 200 KB) five times over.</summary>
+    internal const int MaxTrustedCaFileBytes = 1024 * 1024;
 
     /// <summary>
     /// The longest <see cref="PasswordFile"/> taken: 4 KiB, far beyond any password a Redis ACL or <c>requirepass</c>
@@ -64,18 +68,28 @@ public sealed class TargetOptions
 
     /// <summary>The password from <see cref="PasswordFile"/> (trailing line breaks dropped), or null when none is set.</summary>
     /// <exception cref="IOException">The file cannot be read, or is larger than <see cref="MaxPasswordFileBytes"/>.</exception>
-    internal string? ReadPassword()
+    internal string? ReadPassword() => string.IsNullOrWhiteSpace(PasswordFile)
+        ? null
+        : System.Text.Encoding.UTF8.GetString(ReadBounded(PasswordFile, MaxPasswordFileBytes, "a password file")).TrimEnd('\r', '\n');
+
+    /// <summary>
+    /// The bytes of <paramref name="path"/>, reading at most one byte past <paramref name="maxBytes"/> whatever the file
+    /// is: a device (<c>/dev/zero</c>, <c>/dev/urandom</c>) reports a length of 0 and never ends, so its length is not asked.
+    /// </summary>
+    /// <exception cref="IOException">The file cannot be read, or holds more than <paramref name="maxBytes"/>.</exception>
+    internal static byte[] ReadBounded(string path, int maxBytes, string what)
     {
-        if (string.IsNullOrWhiteSpace(PasswordFile))
+        using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, bufferSize: 1);
+        var buffer = new byte[maxBytes + 1];
+        var total = 0;
+        int read;
+        while (total < buffer.Length && (read = stream.Read(buffer, total, buffer.Length - total)) > 0)
         {
-            return null;
+            total += read;
         }
 
-        if (new FileInfo(PasswordFile) is { Exists: true, Length: > MaxPasswordFileBytes } large)
-        {
-            throw new IOException($"it holds {large.Length} bytes, and a password file is at most {MaxPasswordFileBytes}: is it the right file?");
-        }
-
-        return File.ReadAllText(PasswordFile).TrimEnd('\r', '\n');
+        return total <= maxBytes
+            ? buffer[..total]
+            : throw new IOException(string.Create(System.Globalization.CultureInfo.InvariantCulture, $"it holds more than {maxBytes:N0} bytes, and {what} is at most that: is it the right file?"));
     }
 }

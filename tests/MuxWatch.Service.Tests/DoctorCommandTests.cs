@@ -192,4 +192,125 @@ public sealed class DoctorCommandTests : IAsyncLifetime
         Assert.StartsWith("doctor: the connection string cannot be used: ", error, StringComparison.Ordinal);
         Assert.DoesNotContain("hunter2-secret", error, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task A_password_with_a_comma_reaches_only_the_server_named_and_is_never_printed()
+    {
+        // The password is given to the client as it is: with ",127.0.0.1:port" in it, it was appended to the connection
+        // string, and that second server received AUTH; with ",connectTimeout=Z..." its tail was printed in an error.
+        await using var other = HostileRedis.Start(_ => null);
+        var (exitCode, output, error) = await DoctorAsync(new Dictionary<string, string> { ["MUXWATCH_PASSWORD"] = $"first,{other.EndPoint}" }, _redis.EndPoint, "--timeout", "5");
+        var (_, output2, error2) = await DoctorAsync(new Dictionary<string, string> { ["MUXWATCH_PASSWORD"] = "pw,connectTimeout=Zsecret9" }, _redis.EndPoint, "--timeout", "5");
+
+        Assert.True(exitCode == 0, error + output); // a server without a password takes AUTH's refusal as no password needed (the client's own rule)
+        Assert.Equal(0, other.Commands);
+        Assert.DoesNotContain("Zsecret9", output2 + error2, StringComparison.Ordinal);
+        Assert.DoesNotContain(other.EndPoint, output + error, StringComparison.Ordinal);
+
+        // One written into the connection string itself is refused, naming neither the password nor the tail.
+        var (refusedExit, _, refused) = await DoctorAsync(null, $"{_redis.EndPoint},password=first,{other.EndPoint}");
+        Assert.Equal(2, refusedExit);
+        Assert.StartsWith("doctor: the connection string cannot be used: it has a part without '=' after password=", refused, StringComparison.Ordinal);
+        Assert.DoesNotContain("first", refused, StringComparison.Ordinal);
+        Assert.Equal(0, other.Commands);
+    }
+
+    [Fact]
+    public async Task A_password_or_ca_file_that_is_no_such_file_is_bad_usage_naming_the_option()
+    {
+        var notACertificate = Path.GetTempFileName();
+        try
+        {
+            await File.WriteAllTextAsync(notACertificate, "this is no certificate\n");
+
+            var (zeroExit, _, zeroError) = await DoctorAsync(null, _redis.EndPoint, "--password-file", "/dev/zero");
+            var (caExit, _, caError) = await DoctorAsync(null, _redis.EndPoint, "--trusted-ca-file", notACertificate);
+
+            Assert.True(zeroExit == 2, zeroError);
+            Assert.StartsWith("doctor: --password-file cannot be used (IOException: it holds more than 4,096 bytes", zeroError, StringComparison.Ordinal);
+            Assert.True(caExit == 2, caError);
+            Assert.StartsWith("doctor: --trusted-ca-file is not a readable certificate, PEM or DER (", caError, StringComparison.Ordinal);
+        }
+        finally
+        {
+            File.Delete(notACertificate);
+        }
+    }
+
+    [Fact]
+    public async Task What_a_server_sends_is_believed_within_bounds_and_never_reaches_the_terminal_raw()
+    {
+        // A replica line with a key twice, figures no server has, and a primary's host with a carriage return and an
+        // escape sequence that would print a fake "ok" over the warning.
+        const string info = "# Server\r\nredis_version:7.0.15\r\n# Replication\r\nrole:slave\r\nmaster_host:10.0.0.1\r\u001b[2K\rok      role            all fine\r\n"
+            + "master_port:6379\r\nmaster_link_status:down\r\nslave0:ip=a,ip=b,port=1,state=online,lag=0\r\n# Memory\r\nused_memory:-5\r\nused_memory_rss:-5\r\nmaxmemory:100\r\n"
+            + "# Stats\r\nevicted_keys:0\r\nlatest_fork_usec:9223372036854775807\r\n";
+        await using var hostile = HostileRedis.Start(command => command switch
+        {
+            ["INFO", ..] => HostileRedis.Bulk(info),
+            _ => null,
+        });
+
+        var (exitCode, output, error) = await DoctorAsync(null, hostile.EndPoint, "--timeout", "5");
+
+        Assert.True(exitCode == 0, error + output);
+        Assert.DoesNotContain('\u001b', output);
+        Assert.DoesNotContain('\r', output);
+        Assert.Matches(@"\nwarning role            replica of 10\.0\.0\.1\?\?\[2K\?ok      role            all fine:6379, its link to it down\n", output);
+        Assert.Contains("  INFO used_memory: \"-5\" cannot be believed; left out", output, StringComparison.Ordinal);
+        Assert.Contains("  INFO latest_fork_usec: \"9223372036854775807\" cannot be believed; left out", output, StringComparison.Ordinal);
+        Assert.DoesNotContain("% of maxmemory", output, StringComparison.Ordinal);
+        Assert.DoesNotContain("the latest fork blocked", output, StringComparison.Ordinal);
+        Assert.DoesNotContain("bytes resident", output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_primary_whose_replica_line_repeats_a_key_is_read()
+    {
+        const string info = "# Replication\r\nrole:master\r\nconnected_slaves:1\r\nslave0:ip=10.0.0.2,ip=10.0.0.3,port=6379,state=online,lag=0\r\n";
+        await using var hostile = HostileRedis.Start(command => command is ["INFO", ..] ? HostileRedis.Bulk(info) : null);
+
+        var (exitCode, output, error) = await DoctorAsync(null, hostile.EndPoint, "--timeout", "5");
+
+        Assert.True(exitCode == 0, error + output); // was exit 2: "An item with the same key has already been added"
+        Assert.Contains("ok      role            primary with 1 replica (10.0.0.2:6379 online, lag 0 s)", output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_client_list_near_its_limit_is_read_within_the_heap()
+    {
+        // 16 MB of clients (just under the 16 MiB read), one with a large reply waiting: the service's heap is bounded
+        // (256 MiB), and splitting the list into strings ran it out (OutOfMemoryException, exit 1, no output).
+        var line = "id=1 addr=10.0.0.9:40000 laddr=127.0.0.1:6379 fd=8 name= age=1 idle=1 flags=N db=0 sub=0 psub=0 multi=-1 qbuf=0 qbuf-free=0 obl=0 oll=0 omem=0 events=r cmd=get user=default\n";
+        var list = new System.Text.StringBuilder(16_700_000);
+        list.Append("id=2 addr=10.0.0.7:41000 name=reporting omem=52428800 cmd=get\n");
+        while (list.Length + line.Length < 16_700_000)
+        {
+            list.Append(line);
+        }
+
+        var reply = HostileRedis.Bulk(list.ToString());
+        await using var hostile = HostileRedis.Start(command => command is ["CLIENT", "LIST"] ? reply : null);
+
+        var (exitCode, output, error) = await DoctorAsync(null, hostile.EndPoint, "--timeout", "20");
+
+        Assert.True(exitCode == 0, error + output);
+        Assert.Contains("warning clients         10.0.0.7:41000 (reporting) has 52.4 MB of replies waiting to be read (its last command get)", output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task The_timeout_covers_the_connection_too()
+    {
+        // Accepts and never answers: the client's connect timeout was the whole budget, and a second connect (to say
+        // why) took it again: 20.9 s for --timeout 10. Judged against the budget with a margin for the process's start.
+        using var silent = new TcpListener(IPAddress.Loopback, 0);
+        silent.Start();
+        var endpoint = $"127.0.0.1:{((IPEndPoint)silent.LocalEndpoint).Port}";
+
+        var started = System.Diagnostics.Stopwatch.StartNew();
+        var (exitCode, output, error) = await DoctorAsync(null, endpoint, "--timeout", "6");
+
+        Assert.True(exitCode == 1, error + output);
+        Assert.True(started.Elapsed < TimeSpan.FromSeconds(6 + 4), $"{started.Elapsed.TotalSeconds:F1} s for --timeout 6");
+    }
 }

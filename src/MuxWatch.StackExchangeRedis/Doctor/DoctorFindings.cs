@@ -19,30 +19,40 @@ internal static class DoctorFindings
     /// <summary>The least memory a fork's cost is spread over, as the server poller's projection takes it (ForkTracker).</summary>
     private const double MinimumBasisBytes = 32 * 1024 * 1024;
 
+    /// <summary>The most bytes believed of a server's memory figure: a petabyte; more (or less than none) is a broken or hostile server.</summary>
+    private const long MaxBytes = 1L << 50;
+
+    /// <summary>The longest fork believed, in µs: an hour (a real one of many seconds is already a disaster).</summary>
+    private const long MaxForkMicros = 3_600_000_000;
+
+    /// <summary>The most of anything counted believed (evictions, delayed fsyncs, seconds of lag).</summary>
+    private const long MaxCount = 1L << 50;
+
     public static List<DoctorFinding> From(DoctorReadings read)
     {
         var found = new List<DoctorFinding>();
-        if (read.Info is { } info)
+        if (read.Info is { } values)
         {
-            Role(info, found);
-            Memory(info, read.Config, found);
-            Fork(info, found);
-            Persistence(info, read.Config, found);
+            var info = new Figures(values, read.Unread);
+            Topic(read, "role", () => Role(info, found));
+            Topic(read, "memory", () => Memory(info, read.Config, found));
+            Topic(read, "fork", () => Fork(info, found));
+            Topic(read, "persistence", () => Persistence(info, read.Config, found));
         }
 
         if (read.Slowlog is { } slowlog)
         {
-            SlowCommands(slowlog, read.Config, found);
+            Topic(read, "slow-log", () => SlowCommands(slowlog, read.Config, found));
         }
 
         if (read.Latency is { } latency)
         {
-            LatencyEvents(latency, found);
+            Topic(read, "latency", () => LatencyEvents(latency, found));
         }
 
         if (read.Clients is { } clients)
         {
-            Clients(clients, found);
+            Topic(read, "clients", () => Clients(clients, found));
         }
 
         if (read.Config.TryGetValue("latency-monitor-threshold", out var threshold))
@@ -50,32 +60,98 @@ internal static class DoctorFindings
             found.Add(threshold == "0"
                 ? new DoctorFinding("latency-monitor", false, "the latency monitor is off (latency-monitor-threshold 0): forks and slow events are not timed",
                     "CONFIG SET latency-monitor-threshold 100: LATENCY LATEST and MuxWatch then time every fork and event over 100 ms")
-                : new DoctorFinding("latency-monitor", false, $"the latency monitor times events over {threshold} ms", null));
+                : new DoctorFinding("latency-monitor", false, $"the latency monitor times events over {Shown(threshold)} ms", null));
         }
 
         return [.. found.OrderByDescending(f => f.Warning)];
     }
 
-    private static void Role(Dictionary<string, string> info, List<DoctorFinding> found)
+    /// <summary>One topic's findings; what the server sent that no finding can be made of is listed as unread, and the other topics go on.</summary>
+    private static void Topic(DoctorReadings read, string topic, Action find)
     {
-        switch (info.GetValueOrDefault("role"))
+        try
+        {
+            find();
+        }
+        catch (Exception ex) when (ex is FormatException or OverflowException or ArgumentException or InvalidOperationException or IndexOutOfRangeException or InvalidCastException)
+        {
+            read.Unread.Add($"{topic}: what the server sent made no finding ({ex.GetType().Name})");
+        }
+    }
+
+    /// <summary>
+    /// A server's INFO fields, each figure believed only within its bounds: a negative size, an astronomical fork or a
+    /// field repeated with another value is listed once as unread, never printed as "-100% of maxmemory".
+    /// </summary>
+    private sealed class Figures(Dictionary<string, string> values, List<string> unread)
+    {
+        private readonly HashSet<string> _noted = new(StringComparer.Ordinal);
+
+        /// <summary>The field as text, cleaned and bounded, or null when absent.</summary>
+        public string? Text(string field) => SlowlogReply.Text(values.GetValueOrDefault(field));
+
+        /// <summary>The field as a number from 0 to <paramref name="max"/>, or null when absent or not believed (noted).</summary>
+        public long? Number(string field, long max) => values.TryGetValue(field, out var text) ? Believed(text, max, $"INFO {field}") : null;
+
+        public long? Believed(string? text, long max, string what)
+        {
+            if (text is null)
+            {
+                return null;
+            }
+
+            if (long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var n) && n >= 0 && n <= max)
+            {
+                return n;
+            }
+
+            if (_noted.Add(what))
+            {
+                unread.Add($"{what}: \"{SlowlogReply.Text(text, 32)}\" cannot be believed; left out");
+            }
+
+            return null;
+        }
+
+        /// <summary>A replica line of INFO (<c>slave0:ip=...,port=...,state=...,lag=...</c>), its first value of each key kept.</summary>
+        public Dictionary<string, string> Pairs(string field)
+        {
+            var pairs = new Dictionary<string, string>(StringComparer.Ordinal);
+            foreach (var part in (values.GetValueOrDefault(field) ?? string.Empty).Split(','))
+            {
+                if (part.Split('=', 2) is [var key, var value])
+                {
+                    pairs.TryAdd(key, value);
+                }
+            }
+
+            return pairs;
+        }
+
+        public bool Has(string field) => values.ContainsKey(field);
+    }
+
+    private static string Shown(string? text) => SlowlogReply.Text(text) ?? "?";
+
+    private static void Role(Figures info, List<DoctorFinding> found)
+    {
+        switch (info.Text("role"))
         {
             case "master":
-                var replicas = Enumerable.Range(0, 16).Select(i => info.GetValueOrDefault($"slave{i}")).TakeWhile(r => r is not null)
-                    .Select(r => r!.Split(',').Select(p => p.Split('=', 2)).Where(p => p.Length == 2).ToDictionary(p => p[0], p => p[1], StringComparer.Ordinal)).ToList();
-                var lagging = replicas.Where(r => Number(r.GetValueOrDefault("lag")) is > 10 || r.GetValueOrDefault("state") is { } state && state != "online").ToList();
-                var listed = string.Join(", ", replicas.Select(r => $"{r.GetValueOrDefault("ip")}:{r.GetValueOrDefault("port")} {r.GetValueOrDefault("state")}, lag {r.GetValueOrDefault("lag")} s"));
+                var replicas = Enumerable.Range(0, 16).Select(i => $"slave{i}").TakeWhile(info.Has).Select(info.Pairs).ToList();
+                var lagging = replicas.Where(r => info.Believed(r.GetValueOrDefault("lag"), MaxCount, "INFO replica lag") is > 10 || r.GetValueOrDefault("state") is { } state && state != "online").ToList();
+                var listed = string.Join(", ", replicas.Select(r => $"{Shown(r.GetValueOrDefault("ip"))}:{Shown(r.GetValueOrDefault("port"))} {Shown(r.GetValueOrDefault("state"))}, lag {Shown(r.GetValueOrDefault("lag"))} s"));
                 found.Add(lagging.Count > 0
                     ? new DoctorFinding("role", true, $"primary with {Count(replicas.Count, "replica")} ({listed}); {Count(lagging.Count, "replica")} behind or not online",
                         "a replica that lags or resyncs serves stale data and cannot take over cleanly: check its network and the primary's output buffer limits (client-output-buffer-limit replica)")
                     : new DoctorFinding("role", false, replicas.Count == 0 ? "primary, no replicas" : $"primary with {Count(replicas.Count, "replica")} ({listed})", null));
                 break;
             case "slave":
-                var primary = $"{info.GetValueOrDefault("master_host")}:{info.GetValueOrDefault("master_port")}";
-                var up = info.GetValueOrDefault("master_link_status") == "up";
+                var primary = $"{Shown(info.Text("master_host"))}:{Shown(info.Text("master_port"))}";
+                var up = info.Text("master_link_status") == "up";
                 found.Add(up
-                    ? new DoctorFinding("role", false, $"replica of {primary}, link up, last heard {info.GetValueOrDefault("master_last_io_seconds_ago")} s ago", null)
-                    : new DoctorFinding("role", true, $"replica of {primary}, its link to it down{(info.GetValueOrDefault("master_sync_in_progress") == "1" ? " (a full resync is running)" : string.Empty)}",
+                    ? new DoctorFinding("role", false, $"replica of {primary}, link up, last heard {Shown(info.Text("master_last_io_seconds_ago"))} s ago", null)
+                    : new DoctorFinding("role", true, $"replica of {primary}, its link to it down{(info.Text("master_sync_in_progress") == "1" ? " (a full resync is running)" : string.Empty)}",
                         "it serves stale data and a failover cannot choose it: check the primary, the network and the primary's replication backlog (repl-backlog-size)"));
                 break;
             default:
@@ -83,16 +159,16 @@ internal static class DoctorFindings
         }
     }
 
-    private static void Memory(Dictionary<string, string> info, Dictionary<string, string> config, List<DoctorFinding> found)
+    private static void Memory(Figures info, Dictionary<string, string> config, List<DoctorFinding> found)
     {
-        if (Number(info.GetValueOrDefault("used_memory")) is not { } used)
+        if (info.Number("used_memory", MaxBytes) is not { } used)
         {
             return;
         }
 
-        var rss = Number(info.GetValueOrDefault("used_memory_rss"));
-        var max = Number(config.GetValueOrDefault("maxmemory") ?? info.GetValueOrDefault("maxmemory")) ?? 0;
-        var evicted = Number(info.GetValueOrDefault("evicted_keys")) ?? 0;
+        var rss = info.Number("used_memory_rss", MaxBytes);
+        var max = (config.TryGetValue("maxmemory", out var configured) ? info.Believed(configured, MaxBytes, "CONFIG GET maxmemory") : info.Number("maxmemory", MaxBytes)) ?? 0;
+        var evicted = info.Number("evicted_keys", MaxCount) ?? 0;
         var text = $"{Size(used)} of data, {(rss is { } r ? Size(r) : "?")} resident, maxmemory {(max > 0 ? Size(max) : "none")}, {evicted.ToString("N0", CultureInfo.InvariantCulture)} keys evicted";
         found.Add(max > 0 && used >= max * 0.9
             ? new DoctorFinding("memory", true, text + $": {used * 100 / max}% of maxmemory",
@@ -100,9 +176,9 @@ internal static class DoctorFindings
             : new DoctorFinding("memory", false, text, null));
     }
 
-    private static void Fork(Dictionary<string, string> info, List<DoctorFinding> found)
+    private static void Fork(Figures info, List<DoctorFinding> found)
     {
-        if (Number(info.GetValueOrDefault("latest_fork_usec")) is not { } usec || Number(info.GetValueOrDefault("used_memory_rss")) is not { } rss)
+        if (info.Number("latest_fork_usec", MaxForkMicros) is not { } usec || info.Number("used_memory_rss", MaxBytes) is not { } rss)
         {
             return;
         }
@@ -124,24 +200,24 @@ internal static class DoctorFindings
             : new DoctorFinding("fork", false, text, null));
     }
 
-    private static void Persistence(Dictionary<string, string> info, Dictionary<string, string> config, List<DoctorFinding> found)
+    private static void Persistence(Figures info, Dictionary<string, string> config, List<DoctorFinding> found)
     {
-        var rss = Number(info.GetValueOrDefault("used_memory_rss")) ?? 0;
+        var rss = info.Number("used_memory_rss", MaxBytes) ?? 0;
         var save = config.GetValueOrDefault("save");
-        var aof = config.GetValueOrDefault("appendonly") ?? (info.GetValueOrDefault("aof_enabled") == "1" ? "yes" : null);
+        var aof = config.GetValueOrDefault("appendonly") ?? (info.Text("aof_enabled") == "1" ? "yes" : null);
         if (aof == "yes" && config.GetValueOrDefault("appendfsync") == "always")
         {
             found.Add(new DoctorFinding("persistence", true, "appendfsync always: every write waits for the disk to confirm it",
                 "a slow or busy disk then stalls every client: appendfsync everysec loses at most a second of writes"));
         }
 
-        if (Number(info.GetValueOrDefault("aof_delayed_fsync")) is > 0 and var delayed)
+        if (info.Number("aof_delayed_fsync", MaxCount) is > 0 and var delayed)
         {
             found.Add(new DoctorFinding("persistence", true, $"the disk fell behind the AOF {Count(delayed, "time")} (aof_delayed_fsync): the server blocked on its writes",
                 "a faster disk, no-appendfsync-on-rewrite yes, or the AOF on a replica only"));
         }
 
-        if (info.GetValueOrDefault("rdb_last_bgsave_status") == "err")
+        if (info.Text("rdb_last_bgsave_status") == "err")
         {
             found.Add(new DoctorFinding("persistence", true, "the last BGSAVE failed (rdb_last_bgsave_status:err)",
                 "read the server's log: a full disk or a fork refused for memory (vm.overcommit_memory=1); with stop-writes-on-bgsave-error the server refuses writes"));
@@ -150,13 +226,13 @@ internal static class DoctorFindings
         if (!string.IsNullOrWhiteSpace(save))
         {
             found.Add(rss >= LargeDatasetBytes
-                ? new DoctorFinding("persistence", true, $"save points \"{save}\" fork a {Size(rss)} process whenever one fires, in the middle of traffic",
+                ? new DoctorFinding("persistence", true, $"save points \"{Shown(save)}\" fork a {Size(rss)} process whenever one fires, in the middle of traffic",
                     "persist on a replica instead, or BGSAVE at a quiet hour from a scheduler and set save \"\"")
-                : new DoctorFinding("persistence", false, $"save points \"{save}\"; AOF {aof ?? "?"}", null));
+                : new DoctorFinding("persistence", false, $"save points \"{Shown(save)}\"; AOF {Shown(aof)}", null));
         }
         else if (save is not null)
         {
-            found.Add(new DoctorFinding("persistence", false, $"no save points; AOF {aof ?? "?"}", null));
+            found.Add(new DoctorFinding("persistence", false, $"no save points; AOF {Shown(aof)}", null));
         }
     }
 
@@ -195,7 +271,7 @@ internal static class DoctorFindings
     {
         foreach (var (name, latest, max) in latency.OrderByDescending(e => e.MaxMs).Take(MaxListed))
         {
-            var text = $"latency event {name}: latest {latest} ms, worst {max} ms";
+            var text = $"latency event {Shown(name)}: latest {latest} ms, worst {max} ms";
             found.Add(max >= SlowCommandMs
                 ? new DoctorFinding("latency", true, text, $"LATENCY DOCTOR on the server explains {name}; LATENCY RESET once it is dealt with")
                 : new DoctorFinding("latency", false, text, null));
@@ -218,8 +294,6 @@ internal static class DoctorFindings
                 "it reads huge replies: find the value (MEMORY USAGE, redis-cli --bigkeys) and read it in ranges; client-output-buffer-limit bounds what it may hold"));
         }
     }
-
-    private static long? Number(string? text) => long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var n) ? n : null;
 
     private static string Count(long count, string noun) => string.Create(CultureInfo.InvariantCulture, $"{count:N0} {noun}{(count == 1 ? string.Empty : "s")}");
 

@@ -162,7 +162,16 @@ internal sealed class EndpointWitness : IDisposable
             return;
         }
 
+        var answer = _buffer.AsSpan(0, _buffered);
         _buffered = 0;
+        if (!answer.StartsWith("+PONG\r\n"u8) && answer[0] != (byte)'-')
+        {
+            // Only PING's own answer or an error (-NOAUTH, -LOADING: the event loop ran) is the server answering; a
+            // line of anything else is not Redis's, and a forged answer must not decide a diagnosis.
+            Lose(now, "an answer that is not Redis's");
+            return;
+        }
+
         if (!_awaiting)
         {
             return;
@@ -185,6 +194,20 @@ internal sealed class EndpointWitness : IDisposable
             _typicalRoundTripMs = Math.Min(1000, (0.9 * _typicalRoundTripMs) + (0.1 * roundTrip));
         }
     }
+
+    /// <summary>
+    /// This endpoint's connection held the witness's thread for <paramref name="heldMs"/> (a TLS record trickled in a byte
+    /// at a time): dropped, and not re-made for <see cref="HeldBackoff"/>, so that one endpoint cannot blind the witness of
+    /// the others. The time is the thread's, never a server's silence (<see cref="WitnessThread"/> takes it out).
+    /// </summary>
+    public void HeldTheThread(DateTimeOffset now, double heldMs)
+    {
+        Lose(now, string.Create(System.Globalization.CultureInfo.InvariantCulture, $"held the witness's thread {heldMs:F0} ms"));
+        _nextConnect = now + HeldBackoff;
+    }
+
+    /// <summary>How long an endpoint whose connection held the witness's thread goes without a witness.</summary>
+    internal static readonly TimeSpan HeldBackoff = TimeSpan.FromSeconds(30);
 
     /// <summary>Closes the connection (the endpoint is no longer watched, or MuxWatch stops).</summary>
     public void Dispose()

@@ -6,10 +6,12 @@ namespace MuxWatch.Sources;
 
 /// <summary>
 /// Makes the witness's connection to one address without blocking its thread: a non-blocking connect looked
-/// at each tick (<see cref="Advance"/>), then the TLS handshake on sockets that time out. Only a host name's
-/// resolution runs on the pool (an address needs none): a connect whose completion waited for a pool thread
-/// would never finish while the app's pool is starved, exactly when the witness is needed. TCP, TLS, or a
-/// Unix socket's path, as the app's client reaches the server.
+/// at each tick (<see cref="Advance"/>), then the TLS handshake on a thread of its own, given up after
+/// <see cref="ConnectTimeout"/> (a listener that never answers, or trickles a byte at a time, held the shared
+/// thread and blinded the witness for every other endpoint). Only a host name's resolution runs on the pool (an
+/// address needs none): a connect or handshake whose completion waited for a pool thread would never finish while
+/// the app's pool is starved, exactly when the witness is needed. TCP, TLS, or a Unix socket's path, as the app's
+/// client reaches the server.
 /// </summary>
 internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimeProvider time) : IDisposable
 {
@@ -19,9 +21,10 @@ internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimePr
     private Task<IPAddress[]>? _resolving;
     private Socket? _connecting;
     private long _connectStarted;
+    private TlsHandshake? _handshake;
 
-    /// <summary>True while a connect (or the name's resolution) is under way.</summary>
-    public bool UnderWay => _connecting is not null || _resolving is not null;
+    /// <summary>True while a connect (or the name's resolution, or the TLS handshake) is under way.</summary>
+    public bool UnderWay => _connecting is not null || _resolving is not null || _handshake is not null;
 
     /// <summary>
     /// Starts a connect, or looks at the one under way: null while it is under way; else the connection made,
@@ -29,6 +32,17 @@ internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimePr
     /// </summary>
     public WitnessConnectOutcome? Advance()
     {
+        if (_handshake is { } handshake)
+        {
+            var outcome = handshake.Outcome();
+            if (outcome is not null)
+            {
+                _handshake = null;
+            }
+
+            return outcome;
+        }
+
         if (_connecting is { } socket)
         {
             return PickUp(socket);
@@ -68,6 +82,8 @@ internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimePr
     {
         _connecting?.Dispose();
         _connecting = null;
+        _handshake?.Abandon();
+        _handshake = null;
     }
 
     /// <summary>Starts a non-blocking connect, looked at on the next ticks.</summary>
@@ -95,7 +111,7 @@ internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimePr
         return null;
     }
 
-    /// <summary>Picks up a connect that finished (or failed, or took too long); the TLS handshake then runs here, on sockets that time out.</summary>
+    /// <summary>Picks up a connect that finished (or failed, or took too long); a TLS handshake then starts on its own thread.</summary>
     private WitnessConnectOutcome? PickUp(Socket socket)
     {
         Exception? failure = null;
@@ -127,30 +143,93 @@ internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimePr
             return new WitnessConnectOutcome(null, failure);
         }
 
-        try
+        if (tlsHost is { } host)
         {
-            socket.Blocking = true;
-            socket.ReceiveTimeout = 500;
-            socket.SendTimeout = 500;
-            Stream stream = new NetworkStream(socket, ownsSocket: true);
-            if (tlsHost is { } host)
+            _handshake = new TlsHandshake(socket, host, time);
+            return null; // looked at on the next ticks
+        }
+
+        socket.Blocking = true;
+        socket.SendTimeout = 500;
+        socket.ReceiveTimeout = 200;
+        return new WitnessConnectOutcome(new WitnessConnection(socket, new NetworkStream(socket, ownsSocket: true)), null);
+    }
+
+    /// <summary>
+    /// One TLS handshake, on a thread of its own (a thread, not a task: see the class's remarks), abandoned after
+    /// <see cref="ConnectTimeout"/> by closing its socket, which ends the handshake's blocking reads. One at a time per
+    /// endpoint, made about once a second at most while a server refuses it.
+    /// </summary>
+    private sealed class TlsHandshake
+    {
+        private readonly Socket _socket;
+        private readonly TimeProvider _time;
+        private readonly long _started;
+        private WitnessConnectOutcome? _outcome;
+        private int _abandoned;
+
+        public TlsHandshake(Socket socket, string host, TimeProvider time)
+        {
+            _socket = socket;
+            _time = time;
+            _started = time.GetTimestamp();
+            new Thread(() => Run(host)) { IsBackground = true, Name = "MuxWatch witness TLS" }.Start();
+        }
+
+        /// <summary>The handshake's outcome once over, a timeout past <see cref="ConnectTimeout"/>, or null while under way.</summary>
+        public WitnessConnectOutcome? Outcome()
+        {
+            if (Volatile.Read(ref _outcome) is { } outcome)
             {
-                var tls = new SslStream(stream, leaveInnerStreamOpen: false);
+                return outcome;
+            }
+
+            if (_time.GetElapsedTime(_started) < ConnectTimeout)
+            {
+                return null;
+            }
+
+            Abandon();
+            return new WitnessConnectOutcome(null, new SocketException((int)SocketError.TimedOut));
+        }
+
+        /// <summary>Closes the socket: the handshake's thread ends on its next read or write, and what it made is dropped.</summary>
+        public void Abandon()
+        {
+            Volatile.Write(ref _abandoned, 1);
+            _socket.Dispose();
+        }
+
+        private void Run(string host)
+        {
+            WitnessConnectOutcome outcome;
+            try
+            {
+                _socket.Blocking = true;
+                _socket.ReceiveTimeout = 500;
+                _socket.SendTimeout = 500;
+                var tls = new SslStream(new NetworkStream(_socket, ownsSocket: true), leaveInnerStreamOpen: false);
 
                 // Nothing secret is sent on this connection, only PING: see EndpointWitness's remarks.
 #pragma warning disable CA5359 // the witness measures whether the server answers; it sends no credential to protect
                 tls.AuthenticateAsClient(new SslClientAuthenticationOptions { TargetHost = host, RemoteCertificateValidationCallback = static (_, _, _, _) => true });
 #pragma warning restore CA5359
-                stream = tls;
+                _socket.ReceiveTimeout = 200;
+                outcome = new WitnessConnectOutcome(new WitnessConnection(_socket, tls), null);
+            }
+#pragma warning disable CA1031 // a thread of MuxWatch's own: whatever a hostile server makes the handshake throw, it must not end the process
+            catch (Exception ex)
+#pragma warning restore CA1031
+            {
+                _socket.Dispose();
+                outcome = new WitnessConnectOutcome(null, ex);
             }
 
-            socket.ReceiveTimeout = 200;
-            return new WitnessConnectOutcome(new WitnessConnection(socket, stream), null);
-        }
-        catch (Exception ex) when (ex is IOException or SocketException or System.Security.Authentication.AuthenticationException)
-        {
-            socket.Dispose();
-            return new WitnessConnectOutcome(null, ex);
+            Volatile.Write(ref _outcome, outcome);
+            if (Volatile.Read(ref _abandoned) == 1)
+            {
+                outcome.Connection?.Dispose(); // given up on meanwhile: nobody will pick it up
+            }
         }
     }
 }

@@ -72,6 +72,12 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     private readonly CancellationTokenSource _stopping = new();
     private Thread? _thread;
     private double _lateWakeMs;
+
+    /// <summary>The time this thread spent held by one endpoint's connection, in all (<see cref="NoteHeld"/>).</summary>
+    private double _heldMs;
+
+    /// <summary>The most one endpoint's step or read may take of the shared thread before it counts as held (a plain PING's is microseconds).</summary>
+    private const double HeldLimitMs = 20;
     private DateTimeOffset _nextReconcile;
     private DateTimeOffset _busyUntil;
     private (DateTimeOffset Time, long WorkItems, double CpuMs)? _lastActivity;
@@ -121,9 +127,11 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
             {
                 witness.Dispose();
             }
-        }
 
-        _stopping.Dispose();
+            // Only once the thread has ended: a thread still held (a blocking write) reads the token when it comes
+            // back, and a disposed source's token throws there, on a thread of its own, ending the process.
+            _stopping.Dispose();
+        }
     }
 
     private void Run()
@@ -172,7 +180,9 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         {
             var hurried = timeline.PollSoon && HurriedInterval < calm;
             hurry |= hurried;
-            witness.Step(now, gcPause, hurried ? HurriedInterval : calm);
+            var stepStarted = _time.GetTimestamp();
+            witness.Step(now, gcPause + _heldMs, hurried ? HurriedInterval : calm);
+            NoteHeld(witness, timeline, stepStarted);
             if (witness.AwaitingAnswer is { } socket)
             {
                 _waiting.Add(socket);
@@ -205,8 +215,29 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         var readAt = _time.GetUtcNow();
         foreach (var socket in _waiting)
         {
-            _bySocket[socket].Read(readAt, gcAfter);
+            var readStarted = _time.GetTimestamp();
+            _bySocket[socket].Read(readAt, gcAfter + _heldMs);
+            NoteHeld(_bySocket[socket], null, readStarted);
         }
+    }
+
+    /// <summary>
+    /// One endpoint's step or read took longer than <see cref="HeldLimitMs"/> of this thread, which every endpoint
+    /// shares (a TLS record trickled in byte by byte; a blocking write to a full socket): the time is added to what the
+    /// witnesses take out of their waits, as a GC pause is (it was this thread's, not any server's silence), and the
+    /// endpoint's connection is dropped for a while and said in the log.
+    /// </summary>
+    private void NoteHeld(EndpointWitness witness, ServerTimeline? timeline, long started)
+    {
+        var heldMs = _time.GetElapsedTime(started).TotalMilliseconds;
+        if (heldMs <= HeldLimitMs)
+        {
+            return;
+        }
+
+        _heldMs += heldMs;
+        witness.HeldTheThread(_time.GetUtcNow(), heldMs);
+        LogHeld(_logger, (timeline ?? _witnesses.FirstOrDefault(w => ReferenceEquals(w.Value, witness)).Key)?.Endpoint ?? "?", heldMs);
     }
 
     /// <summary>
@@ -263,4 +294,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
 
     [LoggerMessage(EventId = 70, Level = LogLevel.Warning, Message = "The witness thread's cycle failed ({Reason}); it goes on")]
     private static partial void LogCycleFailed(ILogger logger, string reason, Exception exception);
+
+    [LoggerMessage(EventId = 71, Level = LogLevel.Warning, Message = "The witness of {Endpoint} held the witness thread {HeldMs:F0} ms (a TLS record trickling in?): its connection is dropped for 30 s, and the time is no server's silence")]
+    private static partial void LogHeld(ILogger logger, string endpoint, double heldMs);
 }

@@ -137,6 +137,116 @@ public sealed class WitnessLiveTests
         File.Delete(socketFile);
     }
 
+    [Theory]
+    [InlineData(false)] // a TLS listener that accepts and never answers
+    [InlineData(true)] // one that trickles a byte every 0.3 s (no socket timeout ever fires)
+    public async Task A_hostile_tls_endpoint_never_blinds_the_witness_of_another(bool trickles)
+    {
+        // The handshake used to run on the one thread that times every endpoint: a healthy server beside such a target
+        // got false silences of about 0.5 s (each one over a quarter of a wait read as a server stall), and a trickling
+        // listener froze the thread for good.
+        await using var healthy = await RedisServer.StartAsync();
+        using var hostile = new TcpListener(IPAddress.Loopback, 0);
+        hostile.Start();
+        var accepted = 0;
+        using var stop = new CancellationTokenSource();
+        var serving = Task.Run(async () =>
+        {
+            var held = new List<TcpClient>();
+            try
+            {
+                while (!stop.IsCancellationRequested)
+                {
+                    var client = await hostile.AcceptTcpClientAsync(stop.Token);
+                    Interlocked.Increment(ref accepted);
+                    held.Add(client);
+                    if (trickles)
+                    {
+                        _ = Task.Run(async () =>
+                        {
+                            // A TLS record header that promises more, a byte at a time (the pace being induced, not a wait for a condition).
+                            foreach (var b in new byte[] { 0x16, 0x03, 0x03, 0x40, 0x00 }.Concat(Enumerable.Repeat((byte)0x02, 1000)))
+                            {
+                                await client.GetStream().WriteAsync(new[] { b }, stop.Token);
+                                await Task.Delay(300, stop.Token);
+                            }
+                        });
+                    }
+                }
+            }
+            catch (Exception ex) when (ex is OperationCanceledException or SocketException or IOException or ObjectDisposedException)
+            {
+            }
+            finally
+            {
+                held.ForEach(c => c.Dispose());
+            }
+        });
+
+        var options = Options.Create(new MuxWatchOptions { WitnessInterval = TimeSpan.FromMilliseconds(100), WitnessQuietInterval = TimeSpan.FromMilliseconds(100) });
+        var timelines = new ServerTimelines(options);
+        var watched = timelines.GetOrAdd(healthy.EndPoint);
+        watched.WitnessAt(IPEndPoint.Parse(healthy.EndPoint), null);
+        var target = timelines.GetOrAdd($"127.0.0.1:{((IPEndPoint)hostile.LocalEndpoint).Port}");
+        target.WitnessAt(hostile.LocalEndpoint, "localhost");
+        using var thread = new WitnessThread(timelines, new RuntimeHistory(), TimeProvider.System, options);
+        await thread.StartAsync(CancellationToken.None);
+
+        // Three handshakes tried and given up on (2 s each), PINGs to the healthy server every 100 ms meanwhile.
+        await Eventually.UntilAsync(() => Volatile.Read(ref accepted) >= 3 && watched.Status().WitnessAnsweredAt is not null, "three handshakes tried", TimeSpan.FromSeconds(30));
+        var cycles = thread.Cycles;
+        await Eventually.UntilAsync(() => thread.Cycles >= cycles + 10, "the witness thread still turning");
+
+        Assert.DoesNotContain(watched.Events(), e => e.Kind == ServerEventKind.Silence);
+        Assert.Null(target.Status().WitnessAnsweredAt);
+        await stop.CancelAsync();
+        hostile.Stop();
+        await serving;
+    }
+
+    [Fact]
+    public async Task Only_a_pong_or_an_error_is_an_answer()
+    {
+        // Any line used to count as the server answering: a forged or held-back reply decided the diagnosis.
+        using var forger = new TcpListener(IPAddress.Loopback, 0);
+        forger.Start();
+        var pings = 0;
+        using var stop = new CancellationTokenSource();
+        var serving = Task.Run(async () =>
+        {
+            try
+            {
+                while (!stop.IsCancellationRequested)
+                {
+                    var client = await forger.AcceptTcpClientAsync(stop.Token);
+                    _ = Task.Run(async () =>
+                    {
+                        using (client)
+                        {
+                            using var reader = new StreamReader(client.GetStream());
+                            while (await reader.ReadLineAsync(stop.Token) is not null)
+                            {
+                                Interlocked.Increment(ref pings);
+                                await client.GetStream().WriteAsync("+OK\r\n"u8.ToArray(), stop.Token);
+                            }
+                        }
+                    });
+                }
+            }
+            catch (Exception ex) when (ex is OperationCanceledException or SocketException or IOException or ObjectDisposedException)
+            {
+            }
+        });
+        using var witnessing = Witnessing((IPEndPoint)forger.LocalEndpoint, forger.LocalEndpoint.ToString()!);
+
+        await Eventually.UntilAsync(() => Volatile.Read(ref pings) >= 3, "three PINGs answered +OK");
+
+        Assert.Null(witnessing.Timeline.Status().WitnessAnsweredAt);
+        await stop.CancelAsync();
+        forger.Stop();
+        await serving;
+    }
+
     private static Witnessed Witnessing(string endpoint, string? tlsHost) => Witnessing(IPEndPoint.Parse(endpoint), endpoint, tlsHost);
 
     private static Witnessed Witnessing(EndPoint address, string name, string? tlsHost = null)

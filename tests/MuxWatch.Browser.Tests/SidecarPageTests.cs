@@ -151,7 +151,21 @@ public sealed class SidecarPageTests : IClassFixture<BrowserSession>, IAsyncLife
         Assert.True(errors.All(e => e.Contains("401", StringComparison.Ordinal)), string.Join('\n', errors)); // the refused token's 401 is the only error the browser logs
 
         // The link the timeout-spike alert carries (page_url): the page opens on this endpoint's incident, its first
-        // timeout's details open.
+        // timeout's details open, even after 60 other endpoints' newer incidents (the page used to ask for the 50
+        // newest of all and filter them itself: "no incident is kept").
+        for (var i = 0; i < 60; i++)
+        {
+            using var posted = await _service.Client.PostAsync(new Uri("/api/timeouts", UriKind.Relative), new StringContent(
+                $"Timeout performing GET other (5000ms), inst: 0, qu: 0, qs: 1, in: 0, serverEndpoint: 10.7.0.{i}:6379, IOCP: (Busy=0,Free=1000,Min=2,Max=1000), WORKER: (Busy=1,Free=32766,Min=2,Max=32767)",
+                System.Text.Encoding.UTF8, "text/plain"));
+            posted.EnsureSuccessStatusCode();
+        }
+
+        await Eventually.UntilAsync(async () =>
+        {
+            using var newest = JsonDocument.Parse(await _service.Client.GetStringAsync(new Uri("/api/incidents?limit=50", UriKind.Relative)));
+            return newest.RootElement.GetProperty("incidents").EnumerateArray().All(i => i.GetProperty("endpoint").GetString() != _redis.EndPoint);
+        }, "the stall's incident no longer among the 50 newest");
         var (linked, linkedErrors) = await _browser.NewPageAsync();
         await linked.GotoAsync($"http://127.0.0.1:{_service.Port}/?endpoint={Uri.EscapeDataString(_redis.EndPoint)}");
         await linked.FillAsync("#token", Token);

@@ -17,6 +17,7 @@
   let token = sessionStorage.getItem(tokenKey) || '';
   let selectedId = null;
   let data = { targets: [], timeouts: [], endpoints: [], incidents: [], poolStacks: undefined };
+  const linkedEndpoint = new URLSearchParams(window.location.search).get('endpoint');
   let timer = null;
   let windowMs = hour; // the timelines' span: the last hour unless zoomed in
 
@@ -51,7 +52,9 @@
         get('/targets'),
         get('/timeouts?limit=1000'),
         get('/events?limit=1000'),
-        get('/incidents?limit=50'),
+        // The link's endpoint (?endpoint=, the alert's page_url) asked of the API itself: filtered here from the 50
+        // newest of all endpoints, its incident was lost once 50 newer ones came from elsewhere.
+        get('/incidents?limit=50' + (linkedEndpoint ? '&endpoint=' + encodeURIComponent(linkedEndpoint) : '')),
         get('/status'),
       ]);
       data = { targets: targets.targets || [], timeouts: timeouts.timeouts || [], endpoints: events.endpoints || [], incidents: incidents.incidents || [], poolStacks: status.poolStacks };

@@ -22,6 +22,7 @@ internal static class CaptureCost
         var rounds = HookOverhead.IntOption(args, "--rounds", 5);
         var workers = HookOverhead.IntOption(args, "--workers", 40);
         var callers = args.Contains("--idle") ? 0 : HookOverhead.IntOption(args, "--callers", 8); // --idle: the capture alone
+        var depth = HookOverhead.IntOption(args, "--depth", 0); // each worker blocked this many frames deep in the app's code
         await using var redis = await RedisServer.StartAsync();
         await using var app = await ConnectionMultiplexer.ConnectAsync($"{redis.EndPoint},abortConnect=false");
         var db = app.GetDatabase();
@@ -32,27 +33,33 @@ internal static class CaptureCost
         ThreadPool.GetMinThreads(out var minWorkers, out var minIo);
         ThreadPool.SetMinThreads(Math.Max(minWorkers, workers + 32), minIo);
         var release = new ManualResetEventSlim(); // never disposed: a worker may start after the release
+        using var started = new CountdownEvent(workers);
         for (var i = 0; i < workers; i++)
         {
-            ThreadPool.UnsafeQueueUserWorkItem(_ => release.Wait(), null);
+            ThreadPool.UnsafeQueueUserWorkItem(_ => Deep.Block(depth, started, release), null);
         }
+
+        started.Wait(TimeSpan.FromMinutes(2));
+        using var pauses = new PauseWatch();
 
         var captures = new PoolStackCaptures(TimeSpan.FromSeconds(1));
         var capturer = new PoolStackCapturer(captures, new MuxWatchMetrics(Prometheus.Metrics.NewCustomRegistry()), TimeProvider.System, NullLogger<PoolStackCapturer>.Instance);
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"capture-cost: {workers} pool workers blocked, {callers} callers of GET, {rounds} rounds"));
-        Console.WriteLine("  window                          took ms   CPU ms   alloc MB  +WS MB   GETs/s   p99 ms   max ms");
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"capture-cost: {workers} pool workers blocked {depth} frames deep, {callers} callers of GET, {rounds} rounds"));
+        Console.WriteLine("  window                          took ms   CPU ms   alloc MB  +WS MB   GETs/s   p99 ms   max ms  pause max  >50 ms  GC ms  GCs");
 
         var load = new Load(db, callers);
         var loading = load.RunAsync();
-        Report("first capture (cold)", await WindowAsync(load, () => Capture(capturer, captures)));
+        Report("first capture (cold)", await WindowAsync(load, pauses, () => Capture(capturer, captures)));
+        var first = captures.All[^1];
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  it read: {first.Workers} workers, {first.BlockedWorkers} blocked, {first.BusyWorkers} busy: {PoolStackCapturer.Describe(first)}"));
         var with = new List<Figures>();
         var without = new List<Figures>();
         for (var round = 0; round < rounds; round++)
         {
             await Task.Delay(TimeSpan.FromSeconds(1.1)); // past the capture interval
             var took = 0.0;
-            with.Add(await WindowAsync(load, () => took = Capture(capturer, captures)));
-            without.Add(await WindowAsync(load, () => Thread.Sleep(TimeSpan.FromMilliseconds(took))));
+            with.Add(await WindowAsync(load, pauses, () => took = Capture(capturer, captures)));
+            without.Add(await WindowAsync(load, pauses, () => Thread.Sleep(TimeSpan.FromMilliseconds(took))));
         }
 
         Report("capture (warm, median)", Median(with));
@@ -76,12 +83,15 @@ internal static class CaptureCost
     }
 
     /// <summary>Runs <paramref name="during"/> on a thread of its own while the load goes on, and measures the window.</summary>
-    private static async Task<Figures> WindowAsync(Load load, Action during)
+    private static async Task<Figures> WindowAsync(Load load, PauseWatch pauses, Action during)
     {
         load.Reset();
+        pauses.Reset();
         var cpu = Environment.CpuUsage.TotalTime;
         var allocated = GC.GetTotalAllocatedBytes();
         var workingSet = Environment.WorkingSet;
+        var gcPause = GC.GetTotalPauseDuration();
+        var gcs = GC.CollectionCount(0);
         var started = Stopwatch.GetTimestamp();
         await Task.Factory.StartNew(during, TaskCreationOptions.LongRunning);
         var elapsed = Stopwatch.GetElapsedTime(started);
@@ -94,21 +104,95 @@ internal static class CaptureCost
             (Environment.WorkingSet - workingSet) / 1048576.0,
             latencies.Count / elapsed.TotalSeconds,
             latencies.Count == 0 ? 0 : latencies[(int)(latencies.Count * 0.99)],
-            latencies.Count == 0 ? 0 : latencies[^1]);
+            latencies.Count == 0 ? 0 : latencies[^1],
+            pauses.MaxMs,
+            pauses.Over50Ms,
+            (GC.GetTotalPauseDuration() - gcPause).TotalMilliseconds,
+            GC.CollectionCount(0) - gcs);
     }
 
     private static Figures Median(List<Figures> all)
     {
         static double Mid(IEnumerable<double> values) => values.Order().ElementAt(values.Count() / 2);
         return new Figures(Mid(all.Select(f => f.TookMs)), Mid(all.Select(f => f.CpuMs)), Mid(all.Select(f => f.AllocatedMb)), Mid(all.Select(f => f.WorkingSetMb)),
-            Mid(all.Select(f => f.GetsPerSecond)), Mid(all.Select(f => f.P99Ms)), Mid(all.Select(f => f.MaxMs)));
+            Mid(all.Select(f => f.GetsPerSecond)), Mid(all.Select(f => f.P99Ms)), Mid(all.Select(f => f.MaxMs)), Mid(all.Select(f => f.PauseMaxMs)), (int)Mid(all.Select(f => (double)f.PausesOver50Ms)),
+            Mid(all.Select(f => f.GcPauseMs)), (int)Mid(all.Select(f => (double)f.Collections)));
     }
 
     private static void Report(string window, Figures f) =>
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"  {window,-30}{f.TookMs,8:0}{f.CpuMs,9:0}{f.AllocatedMb,11:0.0}{f.WorkingSetMb,8:0.0}{f.GetsPerSecond,9:0}{f.P99Ms,9:0.0}{f.MaxMs,9:0.0}"));
+            $"  {window,-30}{f.TookMs,8:0}{f.CpuMs,9:0}{f.AllocatedMb,11:0.0}{f.WorkingSetMb,8:0.0}{f.GetsPerSecond,9:0}{f.P99Ms,9:0.0}{f.MaxMs,9:0.0}{f.PauseMaxMs,11:0}{f.PausesOver50Ms,8}{f.GcPauseMs,10:0}{f.Collections,5}"));
 
-    private sealed record Figures(double TookMs, double CpuMs, double AllocatedMb, double WorkingSetMb, double GetsPerSecond, double P99Ms, double MaxMs);
+    private sealed record Figures(double TookMs, double CpuMs, double AllocatedMb, double WorkingSetMb, double GetsPerSecond, double P99Ms, double MaxMs, double PauseMaxMs, int PausesOver50Ms, double GcPauseMs, int Collections);
+
+    /// <summary>A worker of the pool blocked <c>depth</c> frames deep in the app's code (a recursion), as in a starvation.</summary>
+    private static class Deep
+    {
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+        public static void Block(int depth, CountdownEvent started, ManualResetEventSlim release)
+        {
+            if (depth > 0)
+            {
+                Block(depth - 1, started, release);
+                return;
+            }
+
+            started.Signal();
+            release.Wait();
+        }
+    }
+
+    /// <summary>
+    /// How long the app's threads were held: a thread of the app's that sleeps 1 ms at a time and notes each wake later
+    /// than 5 ms (the runtime suspended for a stack sample, a GC); the longest and how many over 50 ms, per window.
+    /// </summary>
+    private sealed class PauseWatch : IDisposable
+    {
+        private readonly Thread _thread;
+        private volatile bool _stopped;
+        private double _maxMs;
+        private int _over50;
+
+        public PauseWatch()
+        {
+            _thread = new Thread(Run) { IsBackground = true, Name = "pause watch" };
+            _thread.Start();
+        }
+
+        public double MaxMs => Volatile.Read(ref _maxMs);
+
+        public int Over50Ms => Volatile.Read(ref _over50);
+
+        public void Reset()
+        {
+            Volatile.Write(ref _maxMs, 0);
+            Volatile.Write(ref _over50, 0);
+        }
+
+        public void Dispose()
+        {
+            _stopped = true;
+            _thread.Join();
+        }
+
+        private void Run()
+        {
+            while (!_stopped)
+            {
+                var started = Stopwatch.GetTimestamp();
+                Thread.Sleep(1);
+                var late = Stopwatch.GetElapsedTime(started).TotalMilliseconds - 1;
+                if (late > 5)
+                {
+                    Volatile.Write(ref _maxMs, Math.Max(Volatile.Read(ref _maxMs), late));
+                    if (late > 50)
+                    {
+                        Interlocked.Increment(ref _over50);
+                    }
+                }
+            }
+        }
+    }
 
     /// <summary>The app's requests: <paramref name="callers"/> callers, each a GET after the other, their latencies kept per window.</summary>
     private sealed class Load(IDatabase db, int callers)

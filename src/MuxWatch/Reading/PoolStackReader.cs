@@ -62,7 +62,9 @@ internal static class PoolStackReader
             }
 
             workers++;
-            var dispatch = IndexOf(stack, f => f.Method.StartsWith("System.Threading.ThreadPoolWorkQueue.Dispatch", StringComparison.Ordinal));
+            var dispatch = stack[^1] == BeyondTheSample
+                ? stack.Count - 1 // the loop and its dispatch beyond the sample: a work item deeper than 100 frames
+                : IndexOf(stack, f => f.Method.StartsWith("System.Threading.ThreadPoolWorkQueue.Dispatch", StringComparison.Ordinal));
             if (dispatch < 0)
             {
                 continue; // idle: waiting for work, running none
@@ -106,7 +108,13 @@ internal static class PoolStackReader
         return frames.Count <= MaxFrames ? frames : [.. frames.Take(MaxFrames - OutermostFrames), .. frames.TakeLast(OutermostFrames)];
     }
 
-    private static bool IsWorkerLoop(ManagedFrame frame) =>
+    /// <summary>
+    /// The frame put at the outer end of a pool worker's stack whose loop fell beyond the frames the runtime samples (100,
+    /// innermost first): the thread is the pool's by its name, and it was running a work item (its dispatch is out there too).
+    /// </summary>
+    internal static readonly ManagedFrame BeyondTheSample = new("System.Threading.PortableThreadPool+WorkerThread.(beyond the sampled frames)", "System.Private.CoreLib");
+
+    internal static bool IsWorkerLoop(ManagedFrame frame) =>
         frame.Method.StartsWith("System.Threading.PortableThreadPool+WorkerThread.", StringComparison.Ordinal)
         || frame.Method.StartsWith("System.Threading.WindowsThreadPool.", StringComparison.Ordinal);
 

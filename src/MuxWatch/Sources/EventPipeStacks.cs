@@ -58,7 +58,10 @@ internal static class EventPipeStacks
                 }
             }
 
-            return ([.. newest.Values.Select(Frames)], traceBytes, stoppedEarly, log.EventsLost);
+            // A worker blocked deep in the app's code has its pool loop beyond the 100 frames the runtime samples: it
+            // is told by its name instead (what is there), read once the sampling is over.
+            var poolWorkers = PoolWorkerThreadIds();
+            return ([.. newest.Select(sample => Frames(sample.Value, poolWorkers.Contains(sample.Key)))], traceBytes, stoppedEarly, log.EventsLost);
         }
         finally
         {
@@ -130,7 +133,7 @@ internal static class EventPipeStacks
         return stoppedEarly;
     }
 
-    private static IReadOnlyList<ManagedFrame> Frames(TraceCallStack stack)
+    private static IReadOnlyList<ManagedFrame> Frames(TraceCallStack stack, bool namedPoolWorker)
     {
         var frames = new List<ManagedFrame>();
         for (var frame = stack; frame is not null; frame = frame.Caller)
@@ -138,7 +141,52 @@ internal static class EventPipeStacks
             frames.Add(new ManagedFrame(frame.CodeAddress.FullMethodName ?? string.Empty, frame.CodeAddress.ModuleName ?? string.Empty));
         }
 
+        if (namedPoolWorker && !frames.Exists(PoolStackReader.IsWorkerLoop))
+        {
+            frames.Add(PoolStackReader.BeyondTheSample); // its loop fell out of the sample; its name says it is the pool's
+        }
+
         return PoolStackReader.Bounded(frames);
+    }
+
+    /// <summary>The name the runtime gives the pool's worker threads, as the kernel keeps it (15 characters at most).</summary>
+    internal const string PoolWorkerThreadName = ".NET TP Worker";
+
+    /// <summary>
+    /// The operating system's ids of the pool's worker threads, by their names in <c>/proc/self/task/*/comm</c> (Linux;
+    /// elsewhere none, and a worker deeper than the sample is left out, as before). A thread that ends meanwhile is skipped.
+    /// </summary>
+    internal static HashSet<int> PoolWorkerThreadIds()
+    {
+        var ids = new HashSet<int>();
+        if (!OperatingSystem.IsLinux())
+        {
+            return ids;
+        }
+
+        try
+        {
+            foreach (var task in Directory.EnumerateDirectories("/proc/self/task"))
+            {
+                try
+                {
+                    if (int.TryParse(Path.GetFileName(task), out var id) && File.ReadAllText(Path.Combine(task, "comm")).TrimEnd('\n') == PoolWorkerThreadName)
+                    {
+                        ids.Add(id);
+                    }
+                }
+                catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+                {
+                    // the thread ended while the list was read
+                }
+            }
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            // no /proc to read (a sandbox): workers deeper than the sample are left out
+        }
+
+        return ids;
     }
 
     private static void TryDelete(string path)

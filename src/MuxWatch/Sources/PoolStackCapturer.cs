@@ -32,8 +32,12 @@ namespace MuxWatch.Sources;
 /// </remarks>
 internal sealed partial class PoolStackCapturer(PoolStackCaptures captures, MuxWatchMetrics metrics, TimeProvider time, ILogger<PoolStackCapturer> logger)
 {
-    /// <summary>How long the stacks are sampled: a blocked worker stays where it is, and the sampler sees each thread every millisecond.</summary>
-    internal static readonly TimeSpan SampleFor = TimeSpan.FromMilliseconds(250);
+    /// <summary>
+    /// How long the stacks are sampled: a blocked worker stays where it is, and one round of the sampler sees every
+    /// thread (a round every millisecond with a few threads; with 2,000 workers 200 frames deep one round takes about
+    /// 100 ms, and 250 ms of sampling held the app in more rounds than it needed: docs/benchmarks.md, capture-cost).
+    /// </summary>
+    internal static readonly TimeSpan SampleFor = TimeSpan.FromMilliseconds(50);
 
     private Thread? _running;
 

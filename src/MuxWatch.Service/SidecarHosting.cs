@@ -26,6 +26,17 @@ internal static partial class SidecarHosting
         Metrics.SuppressDefaultMetrics(new SuppressDefaultMetricOptions { SuppressEventCounters = true, SuppressMeters = true, SuppressProcessMetrics = true });
     }
 
+    /// <summary>
+    /// Every connection MuxWatch makes in this process drops a reply nested too deep for the client to read without
+    /// ending the process (Transport/ReplyDepthGuard.cs); on the supported floor's client, which has no tunnel, it cannot.
+    /// </summary>
+    public static void GuardConnections()
+    {
+#if CLIENT_TUNNEL
+        MuxWatch.StackExchangeRedis.OwnedConnection.Transport = Transport.ReplyDepthTunnel.Install;
+#endif
+    }
+
     /// <summary>MuxWatch watching the configured targets, and the sidecar's API, metrics, health and statistics.</summary>
     public static WebApplicationBuilder AddMuxWatchSidecar(this WebApplicationBuilder builder)
     {
@@ -35,6 +46,8 @@ internal static partial class SidecarHosting
 
         // A start-up failure is reported once, plainly, by StartupErrors: not again as a stack trace.
         builder.Logging.AddFilter("Microsoft.Extensions.Hosting.Internal.Host", LogLevel.None);
+
+        GuardConnections();
 
         // The sidecar watches its configured targets only: no multiplexer of its process is the apps'.
         builder.Services.AddMuxWatch(options => options.DiscoverMultiplexers = false).AddTargetsFromConfiguration();

@@ -72,7 +72,7 @@ public static class MuxWatchDoctor
         options.BacklogPolicy = BacklogPolicy.FailFast;
         using (ProbeScope.Enter())
         {
-            var connecting = ConnectionMultiplexer.ConnectAsync(options);
+            var connecting = ConnectionMultiplexer.ConnectAsync(OwnedConnection.WithTransport(options.Clone()));
             ConnectionMultiplexer multiplexer;
             try
             {

@@ -313,4 +313,22 @@ public sealed class DoctorCommandTests : IAsyncLifetime
         Assert.True(exitCode == 1, error + output);
         Assert.True(started.Elapsed < TimeSpan.FromSeconds(6 + 4), $"{started.Elapsed.TotalSeconds:F1} s for --timeout 6");
     }
+
+    [Fact]
+    public async Task A_reply_nested_deeper_than_any_real_one_drops_the_connection_not_the_process()
+    {
+        // SLOWLOG GET answered with an array 200,000 levels deep: the client reads replies by recursion, and one this deep
+        // overflowed the stack and ended the process (measured on 3.4.35 from about 13,000 levels). The guard under the
+        // doctor's connection drops it first; what comes after is read on a new connection.
+        var nested = System.Text.Encoding.ASCII.GetBytes(string.Concat(Enumerable.Repeat("*1\r\n", 200_000)) + ":1\r\n");
+        await using var hostile = HostileRedis.Start(command => command is ["SLOWLOG", ..] ? nested : null);
+
+        var (exitCode, output, error) = await DoctorAsync(null, hostile.EndPoint, "--json", "--timeout", "10");
+
+        Assert.True(exitCode == 0, error + output);
+        using var report = JsonDocument.Parse(output);
+        var unread = report.RootElement.GetProperty("unread").EnumerateArray().Select(u => u.GetString()!).ToList();
+        Assert.Contains(unread, u => u.StartsWith("SLOWLOG GET: the connection failed", StringComparison.Ordinal));
+        Assert.Single(Findings(output, "role")); // INFO, read before, stands
+    }
 }

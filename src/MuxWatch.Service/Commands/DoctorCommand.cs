@@ -17,6 +17,7 @@ internal static class DoctorCommand
 
     public static async Task<int> RunAsync(string connectionString, string? passwordFile, string? trustedCaFile, TimeSpan timeout, bool json, TextWriter output, TextWriter error)
     {
+        SidecarHosting.GuardConnections();
         var target = new TargetOptions { Name = "doctor", ConnectionString = connectionString, PasswordFile = passwordFile, TrustedCaFile = trustedCaFile };
 
         // The password goes to the client's options as it is (MuxWatchDoctor), never into the connection string: a

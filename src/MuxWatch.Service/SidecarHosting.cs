@@ -33,7 +33,7 @@ internal static partial class SidecarHosting
     public static void GuardConnections()
     {
 #if CLIENT_TUNNEL
-        MuxWatch.StackExchangeRedis.OwnedConnection.Transport = Transport.ReplyDepthTunnel.Install;
+        MuxWatch.StackExchangeRedis.MuxWatchOwnConnections.Configure = Transport.ReplyDepthTunnel.Install;
 #endif
     }
 

@@ -72,7 +72,7 @@ public static class MuxWatchDoctor
         options.BacklogPolicy = BacklogPolicy.FailFast;
         using (ProbeScope.Enter())
         {
-            var connecting = ConnectionMultiplexer.ConnectAsync(OwnedConnection.WithTransport(options.Clone()));
+            var connecting = ConnectionMultiplexer.ConnectAsync(MuxWatchOwnConnections.Applied(options.Clone()));
             ConnectionMultiplexer multiplexer;
             try
             {

@@ -109,7 +109,7 @@ internal static partial class OwnedConnection
         using var log = new StringWriter(System.Globalization.CultureInfo.InvariantCulture);
         using (ProbeScope.Enter())
         {
-            var multiplexer = await ConnectionMultiplexer.ConnectAsync(WithTransport(Copy(options)), log).ConfigureAwait(false);
+            var multiplexer = await ConnectionMultiplexer.ConnectAsync(MuxWatchOwnConnections.Applied(Copy(options)), log).ConfigureAwait(false);
             if (!multiplexer.IsConnected && FailureTypeIn(log.ToString()) is { } failureType)
             {
                 ConnectFailures.AddOrUpdate(multiplexer, failureType);
@@ -141,7 +141,7 @@ internal static partial class OwnedConnection
         copy.BacklogPolicy = BacklogPolicy.FailFast; // a command while not connected fails at once, with why
         using (ProbeScope.Enter())
         {
-            var multiplexer = await ConnectionMultiplexer.ConnectAsync(WithTransport(copy)).ConfigureAwait(false);
+            var multiplexer = await ConnectionMultiplexer.ConnectAsync(MuxWatchOwnConnections.Applied(copy)).ConfigureAwait(false);
             await using (multiplexer.ConfigureAwait(false))
             {
                 for (var attempt = 0; attempt < RefusalChecks && !multiplexer.IsConnected; attempt++)
@@ -196,16 +196,6 @@ internal static partial class OwnedConnection
 
         return null;
     }
-
-    /// <summary>
-    /// What the process that hosts MuxWatch puts under every connection MuxWatch makes, or null: the sidecar and the
-    /// doctor (built on a client with the <c>Tunnel</c> this library's floor lacks) guard them against a reply nested
-    /// deep enough to end the process in the client's recursion. Set once, at start.
-    /// </summary>
-    internal static Func<ConfigurationOptions, ConfigurationOptions>? Transport { get; set; }
-
-    /// <summary><paramref name="options"/> with <see cref="Transport"/> applied (options about to be connected with, a copy of MuxWatch's own).</summary>
-    internal static ConfigurationOptions WithTransport(ConfigurationOptions options) => Transport is { } transport ? transport(options) : options;
 
     /// <summary>
     /// <paramref name="options"/>, cloned whole: 2.6.90's <c>Clone()</c> drops <c>HeartbeatInterval</c>

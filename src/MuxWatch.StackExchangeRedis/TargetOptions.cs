@@ -90,6 +90,6 @@ public sealed class TargetOptions
 
         return total <= maxBytes
             ? buffer[..total]
-            : throw new IOException(string.Create(System.Globalization.CultureInfo.InvariantCulture, $"it holds more than {maxBytes:N0} bytes, and {what} is at most that: is it the right file?"));
+            : throw new IOException(string.Create(System.Globalization.CultureInfo.InvariantCulture, $"it holds more than {maxBytes} bytes, and {what} is at most {maxBytes}: is it the right file?"));
     }
 }

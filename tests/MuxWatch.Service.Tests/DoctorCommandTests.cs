@@ -227,7 +227,7 @@ public sealed class DoctorCommandTests : IAsyncLifetime
             var (caExit, _, caError) = await DoctorAsync(null, _redis.EndPoint, "--trusted-ca-file", notACertificate);
 
             Assert.True(zeroExit == 2, zeroError);
-            Assert.StartsWith("doctor: --password-file cannot be used (IOException: it holds more than 4,096 bytes", zeroError, StringComparison.Ordinal);
+            Assert.StartsWith("doctor: --password-file cannot be used (IOException: it holds more than 4096 bytes", zeroError, StringComparison.Ordinal);
             Assert.True(caExit == 2, caError);
             Assert.StartsWith("doctor: --trusted-ca-file is not a readable certificate, PEM or DER (", caError, StringComparison.Ordinal);
         }

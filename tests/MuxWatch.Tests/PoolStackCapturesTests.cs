@@ -65,6 +65,33 @@ public sealed class PoolStackCapturesTests
         Assert.Null(captures.For(last.AddSeconds(-40), last.AddSeconds(-31)));
     }
 
+    [Fact]
+    public void A_start_up_blip_spends_nothing_and_the_real_starvation_seconds_later_is_captured()
+    {
+        // Asked for by the runtime's word of blocking at start-up, the capture found 3 workers and none blocked: it used to
+        // spend the 5 minutes, and the real starvation 20 s later was never captured.
+        var captures = new PoolStackCaptures(TimeSpan.FromMinutes(5));
+        Assert.True(captures.TryBegin(Start));
+        var blip = new PoolStackCapture(Start, 400, "cooperative-blocking", 3, 0, 3, [new PoolThreadSite("Startup.Configure", null, 2)]);
+        captures.Complete(blip);
+
+        Assert.False(PoolStackCaptures.Spends(blip));
+        Assert.False(captures.TryBegin(Start.AddSeconds(5))); // never two within the floor, whatever they found
+        Assert.True(captures.TryBegin(Start.AddSeconds(20)));
+    }
+
+    [Fact]
+    public void A_capture_that_found_the_starvation_spends_the_interval_until_the_pool_recovers()
+    {
+        var captures = new PoolStackCaptures(TimeSpan.FromMinutes(5));
+        Assert.True(captures.TryBegin(Start));
+        captures.Complete(Capture(Start));
+        Assert.False(captures.TryBegin(Start.AddSeconds(30))); // the same episode: spent
+
+        captures.PoolCalm(); // the pool recovered: the next starvation is another episode
+        Assert.True(captures.TryBegin(Start.AddSeconds(40)));
+    }
+
     private static PoolStackCapture Capture(DateTimeOffset at) =>
         new(at, 400, "cooperative-blocking", 10, 10, 0, [new PoolThreadSite("CartService.LoadCart", "GetAwaiter().GetResult()", 10)]);
 }

@@ -52,6 +52,21 @@ public sealed class WitnessCorrelationTests
     }
 
     [Fact]
+    public void A_silence_that_ended_seconds_before_the_wait_began_is_context_never_weighed()
+    {
+        // Seen on 3.4.35: a starved pool's timeouts, a few seconds after an unrelated 2 s stall of the server had ended,
+        // were called server-stall (high) on "the server did not answer it ... which ended 6.1 s before this request gave
+        // up". The silence was over 5.6 s before the request began to wait.
+        var before = Diagnose(DroppedDuringStall);
+
+        var refined = WitnessCorrelation.Refine(before, Silent(-7700, -5600), Wait.From, Wait.To);
+
+        Assert.Equal(before.Cause, refined.Cause);
+        Assert.DoesNotContain(refined.EvidenceLines, line => line.StartsWith("server-stall", StringComparison.Ordinal));
+        Assert.Contains(refined.EvidenceLines, line => line.Contains("before this request began to wait, MuxWatch's own connection went unanswered from 02:59:52.3 to 02:59:54.4; that ended 5.6 s before the wait, so it is not weighed", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public void A_connection_given_up_on_while_the_witness_was_already_silent_is_the_silences_consequence()
     {
         // Measured on 3.4.35 over a Unix socket, the server stopped: the client disposed of its connection 1.1 s into

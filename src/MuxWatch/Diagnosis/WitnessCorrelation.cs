@@ -85,12 +85,28 @@ internal static class WitnessCorrelation
             return Silent(diagnosis, witness.Silences, silentMs, waitMs, from, to);
         }
 
-        if (diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Silences.Any(s => s.To >= from - AfterSilence && s.From < to))
+        // A silence weighs only where it overlaps the wait (the one rule: InTheWait): one that ended
+        // before this request began to wait is no evidence of anything in it (a starved pool's timeouts seconds after an
+        // unrelated stall were called server-stall). A connection failure gives no wait: its window reaches back
+        // AfterSilence, as the client gives up on its connection seconds after a silence began and fails what waits for
+        // it to be re-made once the server is back.
+        var weighedFrom = waited ? from - InTheWait.Slack : from - AfterSilence;
+        if (diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Silences.Any(s => s.To >= weighedFrom && s.From < to))
         {
             // The client gave up on its connection during the silence (caught then, or after the server came back):
             // the silence's consequence. A silence that began only after the connection was lost is not its cause.
             var silence = witness.Silences.Where(s => s.From < to).MaxBy(s => s.To);
             return Silent(diagnosis, [silence], silence.To <= to ? 0 : silentMs, waitMs, from, to);
+        }
+
+        if (witness.Silences.Where(s => s.To < weighedFrom).Select(s => ((DateTimeOffset From, DateTimeOffset To)?)s).MaxBy(s => s!.Value.To) is { } before)
+        {
+            // Said as context, never weighed.
+            diagnosis = diagnosis with
+            {
+                Evidence = [.. diagnosis.Evidence, Evidence.Note(string.Create(CultureInfo.InvariantCulture,
+                    $"before this request began to wait, MuxWatch's own connection went unanswered from {Clock(before.From)} to {Clock(before.To)}; that ended {Seconds(from - before.To)} before the wait, so it is not weighed"))],
+            };
         }
 
         return waited && witness.Answers.Count > 0 && silentMs < SilentShare * waitMs ? Answered(diagnosis, witness.Answers, from) : diagnosis;

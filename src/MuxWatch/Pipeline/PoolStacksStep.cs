@@ -10,12 +10,25 @@ namespace MuxWatch.Pipeline;
 /// blocked, and through what (<c>GetAwaiter().GetResult()</c>), or that they were busy, not blocked. A capture still
 /// under way holds the timeout open as a server poll does. In-process only: a posted message came from another process.
 /// </summary>
-internal sealed class PoolStacksStep(PoolStackCaptures captures) : ITimeoutStep
+/// <remarks>
+/// A capture speaks for a wait only when it was taken in the same starvation: inside the wait (<see cref="WaitingWindow.Weighs"/>),
+/// or with the pool starved at every sample between the two (<see cref="ThreadPoolHistory.CalmOrUnknownBetween"/>). A
+/// capture from before a recovery (a start-up blip) or after one is context, said as such, and names nobody. A site is
+/// named only when it holds a share of the starved workers one can defend (<see cref="IsCulprit"/>): never one thread
+/// of a host's or a test runner's own wait beside the app's blocking code.
+/// </remarks>
+internal sealed class PoolStacksStep(PoolStackCaptures captures, ThreadPoolHistory history) : ITimeoutStep
 {
     /// <summary>The most sites one evidence line names.</summary>
     private const int SitesShown = 3;
 
+    /// <summary>The least share of the blocked (or busy) workers a site must hold to be named: a tenth, and two threads.</summary>
+    internal const double CulpritShare = 0.1;
+
     public TimeoutStepStage Stage => TimeoutStepStage.Correlate;
+
+    /// <summary>True when <paramref name="site"/> holds enough of <paramref name="of"/> workers to be named: two threads at least, and a tenth of them.</summary>
+    internal static bool IsCulprit(PoolThreadSite site, int of) => site.Threads >= 2 && site.Threads >= CulpritShare * of;
 
     public void Apply(TimeoutContext timeout)
     {
@@ -24,7 +37,8 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures) : ITimeoutStep
             return;
         }
 
-        var (from, to) = (timeout.Waiting.From, timeout.Waiting.To);
+        var window = timeout.Waiting;
+        var (from, to) = (window.From, window.To);
         if (captures.For(from, to) is not { } capture)
         {
             if (captures.CapturingFor(to) && (timeout.Report.Endpoint ?? timeout.LiveCounters?.Endpoint) is { } endpoint)
@@ -39,9 +53,18 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures) : ITimeoutStep
             return;
         }
 
-        var when = string.Create(CultureInfo.InvariantCulture, $"stacks captured {capture.At.UtcDateTime:HH:mm:ss.f}, {Relative(capture.At, from, to)}");
-        var blocked = capture.Sites.Where(site => site.Blocked).ToList();
-        var busy = capture.Sites.Where(site => !site.Blocked).ToList();
+        var when = string.Create(CultureInfo.InvariantCulture, $"stacks captured {capture.At.UtcDateTime:HH:mm:ss.f}, {window.Relation(capture.At, capture.At)}");
+        var sameStarvation = window.Weighs(capture.At, capture.At)
+            || !(capture.At < from ? history.CalmOrUnknownBetween(capture.At, from) : history.CalmOrUnknownBetween(to, capture.At));
+        if (!sameStarvation)
+        {
+            Add(timeout, diagnosis, Evidence.Note(string.Create(CultureInfo.InvariantCulture,
+                $"the pool's stacks were captured {capture.At.UtcDateTime:HH:mm:ss.f}, {window.Relation(capture.At, capture.At)}, with the pool calm (or not sampled) in between: another moment than this starvation, so nobody is named from them")), advice: null);
+            return;
+        }
+
+        var blocked = capture.Sites.Where(site => site.Blocked && IsCulprit(site, capture.BlockedWorkers)).ToList();
+        var busy = capture.Sites.Where(site => !site.Blocked && IsCulprit(site, capture.BusyWorkers)).ToList();
         if (blocked.Count > 0)
         {
             var sites = string.Join("; ", blocked.Take(SitesShown).Select(site => string.Create(CultureInfo.InvariantCulture,
@@ -53,14 +76,20 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures) : ITimeoutStep
                     $"pool workers blocked in the app's code ({when}): {sites}{more}", "stacks:pool"),
                 $"{top.Method} blocks a pool thread on {top.BlockedVia}: make it async and await the call instead. ");
         }
-        else
+        else if (busy.Count > 0 || capture.BlockedWorkers == 0)
         {
-            var sites = busy.Count == 0 ? "none in the app's code" : string.Join("; ", busy.Take(SitesShown).Select(site => string.Create(CultureInfo.InvariantCulture,
+            var sites = busy.Count == 0 ? "no site of the app's code holds a share of them" : string.Join("; ", busy.Take(SitesShown).Select(site => string.Create(CultureInfo.InvariantCulture,
                 $"{site.Method}, {site.Threads} of {capture.BusyWorkers}")));
             Add(timeout, diagnosis,
                 Evidence.Finding(TimeoutCause.ThreadPoolStarvation, diagnosis.WeightOf(TimeoutCause.ThreadPoolStarvation), string.Create(CultureInfo.InvariantCulture,
                     $"no pool worker was blocked in the app's code ({when}): {capture.BusyWorkers} of {capture.Workers} were busy running work: {sites}"), "stacks:pool"),
                 busy.Count == 0 ? null : $"{busy[0].Method} keeps pool threads busy: move CPU-bound work off the pool or make it cheaper. ");
+        }
+        else
+        {
+            // Workers were blocked, but in no one place of the app's code (a thread here and there: a host's, a library's own waits).
+            Add(timeout, diagnosis, Evidence.Note(string.Create(CultureInfo.InvariantCulture,
+                $"{capture.BlockedWorkers} of {capture.Workers} pool workers were blocked ({when}), no site of the app's code holding a share of them that names it")), advice: null);
         }
     }
 
@@ -74,9 +103,4 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures) : ITimeoutStep
         evidence.Insert(at, line);
         timeout.Diagnosis = diagnosis with { Evidence = evidence, Advice = advice + diagnosis.Advice };
     }
-
-    private static string Relative(DateTimeOffset at, DateTimeOffset from, DateTimeOffset to) =>
-        at < from ? string.Create(CultureInfo.InvariantCulture, $"{(from - at).TotalSeconds:F1} s before the wait")
-        : at > to ? string.Create(CultureInfo.InvariantCulture, $"{(at - to).TotalSeconds:F1} s after the timeout")
-        : "during the wait";
 }

@@ -32,6 +32,7 @@ internal static class PoolStackReader
     private static readonly HashSet<string> FrameworkModules = new(StringComparer.OrdinalIgnoreCase)
     {
         "System", "mscorlib", "netstandard", "MuxWatch", "MuxWatch.StackExchangeRedis", "MuxWatch.AspNetCore", string.Empty,
+        "Anonymously Hosted DynamicMethods Assembly", // compiled expressions (dynamicClass.lambda_method8): a framework's delegates, no code of the app's to name
     };
 
     // The runtime's wait primitives: a worker with one of them above its app frame is blocked, not busy.
@@ -120,6 +121,7 @@ internal static class PoolStackReader
 
     private static bool IsAppFrame(ManagedFrame frame) =>
         !FrameworkModules.Contains(frame.Module)
+        && !frame.Method.StartsWith("dynamicClass.", StringComparison.Ordinal)
         && !FrameworkModulePrefixes.Any(prefix => frame.Module.StartsWith(prefix, StringComparison.OrdinalIgnoreCase));
 
     /// <summary>The first frame from the innermost, before <paramref name="before"/>, that matches.</summary>

@@ -91,6 +91,9 @@ internal sealed partial class PoolStackCapturer(PoolStackCaptures captures, MuxW
         }
     }
 
+    /// <summary>The pool has been calm a while: the next starvation is captured as another episode.</summary>
+    public void PoolCalm() => captures.PoolCalm();
+
     /// <summary>Says once, at start, why no capture will be taken, when the process cannot be captured (not when it is turned off).</summary>
     public void SayWhyNever()
     {

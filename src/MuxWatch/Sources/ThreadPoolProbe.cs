@@ -18,7 +18,11 @@ internal sealed class ThreadPoolProbe(MuxWatchMetrics metrics, ThreadPoolHistory
     /// <summary>How long the pool must stay busy over its minimum with work queued before its stacks are asked for.</summary>
     internal static readonly TimeSpan StarvedFor = TimeSpan.FromSeconds(1);
 
+    /// <summary>How long the pool must stay calm (nothing queued, no more busy than its minimum) before a new starvation is another episode.</summary>
+    internal static readonly TimeSpan CalmFor = TimeSpan.FromSeconds(5);
+
     private DateTimeOffset? _starvedSince;
+    private DateTimeOffset? _calmSince;
 
     public string Name => "threadpool";
 
@@ -27,6 +31,18 @@ internal sealed class ThreadPoolProbe(MuxWatchMetrics metrics, ThreadPoolHistory
         var pool = ThreadPoolSnapshot.Capture();
         metrics.RecordThreadPool(pool);
         history.Add(now, pool);
+
+        if (!pool.IsStarved && pool.QueueLength == 0)
+        {
+            if ((_calmSince ??= now) <= now - CalmFor)
+            {
+                capturer?.PoolCalm();
+            }
+        }
+        else
+        {
+            _calmSince = null;
+        }
 
         if (!(pool.IsStarved && pool.QueueLength > 0))
         {

@@ -4,8 +4,11 @@ namespace MuxWatch.State;
 
 /// <summary>
 /// The thread pool's stack captures: the last few, the one under way, and why none can be taken when that is so.
-/// At most one capture runs at a time, and a new one starts only <c>MuxWatch:PoolStackCaptureInterval</c> after
-/// the last began: a starving app is captured once per episode, not once per timeout.
+/// At most one capture runs at a time. A capture that found the starvation (<see cref="Spends"/>: workers blocked, or
+/// a busy pool's code) spends the budget: the next starts only <c>MuxWatch:PoolStackCaptureInterval</c> later, or once
+/// the pool has recovered (<see cref="PoolCalm"/>), so that a starving app is captured once per episode, not once per
+/// timeout. One that found nothing (a start-up blip: no worker blocked) spends nothing, and the next starvation is
+/// captured after <see cref="Floor"/>: many apps starve right after a start, under the first traffic.
 /// </summary>
 internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailable = null)
 {
@@ -18,9 +21,14 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailabl
     /// <summary>How far after a request timed out a capture still speaks for it: taken as the pool starved on.</summary>
     internal static readonly TimeSpan ReachForward = TimeSpan.FromSeconds(30);
 
+    /// <summary>The least time between two captures, whatever they found (a blip's is spent on nothing, and costs a capture).</summary>
+    internal static readonly TimeSpan Floor = TimeSpan.FromSeconds(10);
+
     private readonly Lock _gate = new();
     private readonly List<PoolStackCapture> _captures = [];
     private DateTimeOffset? _lastBegun;
+    private DateTimeOffset? _lastSpent;
+    private bool _rearmed;
 
     /// <summary>When the capture under way began; null when none is.</summary>
     public DateTimeOffset? CapturingSince { get; private set; }
@@ -48,7 +56,9 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailabl
     {
         lock (_gate)
         {
-            if (CapturingSince is not null || Unavailable is not null || (_lastBegun is { } last && now - last < minInterval))
+            if (CapturingSince is not null || Unavailable is not null
+                || (_lastBegun is { } last && now - last < (minInterval < Floor ? minInterval : Floor))
+                || (_lastSpent is { } spent && now - spent < minInterval && !_rearmed))
             {
                 return false;
             }
@@ -59,11 +69,38 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailabl
         }
     }
 
+    /// <summary>
+    /// True when <paramref name="capture"/> found the starvation it was asked for, and so spends the interval: workers
+    /// blocked, or (asked for anything but the runtime's word of blocking) a site of the app's code busy on the pool.
+    /// A capture asked for blocking that found no worker blocked was a blip (the start-up's first requests).
+    /// </summary>
+    public static bool Spends(PoolStackCapture capture)
+    {
+        ArgumentNullException.ThrowIfNull(capture);
+        return capture.BlockedWorkers > 0 && capture.Sites.Any(site => site.Blocked)
+            || capture.Trigger != "cooperative-blocking" && capture.Sites.Any(site => !site.Blocked);
+    }
+
+    /// <summary>The pool has been calm a while (no work queued, no more busy threads than its minimum): the next starvation is another episode, captured again.</summary>
+    public void PoolCalm()
+    {
+        lock (_gate)
+        {
+            _rearmed = _lastSpent is not null;
+        }
+    }
+
     /// <summary>Keeps a finished capture.</summary>
     public void Complete(PoolStackCapture capture)
     {
         lock (_gate)
         {
+            if (Spends(capture))
+            {
+                _lastSpent = capture.At;
+                _rearmed = false;
+            }
+
             _captures.Add(capture);
             if (_captures.Count > Capacity)
             {

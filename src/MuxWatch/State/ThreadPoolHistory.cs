@@ -30,6 +30,36 @@ internal sealed class ThreadPoolHistory
     }
 
     /// <summary>
+    /// True when a sample from <paramref name="from"/> to <paramref name="to"/> found the pool calm (nothing queued, no
+    /// more busy threads than its minimum), or when none covers that span at all: then it cannot be said that one
+    /// starvation lasted through it. False only when every sample over it found the pool starved.
+    /// </summary>
+    public bool CalmOrUnknownBetween(DateTimeOffset from, DateTimeOffset to)
+    {
+        lock (_gate)
+        {
+            var seen = false;
+            var covered = false;
+            for (var i = 0; i < _count; i++)
+            {
+                var (time, pool) = _samples[i];
+                covered |= time <= from;
+                if (time >= from && time <= to)
+                {
+                    seen = true;
+                    if (!pool.IsStarved && pool.QueueLength == 0)
+                    {
+                        return true;
+                    }
+                }
+            }
+
+            // A span shorter than a probe cycle may hold no sample: the history reaching back to it covers it.
+            return !(seen || (covered && to - from <= TimeSpan.FromSeconds(2)));
+        }
+    }
+
+    /// <summary>
     /// The newest sample taken at or before <paramref name="time"/> and no more than <paramref name="notOlderThan"/>
     /// before it; null when there is none (the loop had not run yet, or the history has moved past it).
     /// </summary>

@@ -107,4 +107,33 @@ public sealed class MaintainersReadingTests
         Assert.Equal(TimeoutCause.ThreadPoolStarvation, TimeoutDiagnoser.Diagnose(report).Cause);
         Assert.Equal(report.Field("v")?.Raw, TimeoutMessageReader.Read(inJson.Replace("\"}", "\", \"level\": 3}", StringComparison.Ordinal)).Field("v")?.Raw);
     }
+    [Theory]
+    [InlineData("github")] // a code span per line: `line`
+    [InlineData("slack")] // the spans run together on one line: `a``b` and `a` `b`
+    [InlineData("fenced")] // a fenced block with its language, each line a span inside it as well
+    public void A_message_pasted_one_code_span_per_line_is_read_like_its_plain_lines(string shape)
+    {
+        var plain = Message("Busy=140,Free=32627,Min=1024,Max=32767", "sync-ops: 9800000, async-ops: 120000");
+        // Broken where people break it: after the header's timeout, before inst, mgr, IOCP and WORKER.
+        string[] lines = [.. plain.Replace(" (5000ms), ", " (5000ms)\n", StringComparison.Ordinal)
+            .Replace(", mgr: ", "\nmgr: ", StringComparison.Ordinal)
+            .Replace(", IOCP: ", "\nIOCP: ", StringComparison.Ordinal)
+            .Replace(", WORKER: ", "\nWORKER: ", StringComparison.Ordinal)
+            .Split('\n')];
+        var pasted = shape switch
+        {
+            "github" => string.Join("\n", lines.Select(line => $"`{line}`")),
+            "slack" => string.Concat(lines.Take(2).Select(line => $"`{line}`")) + " " + string.Join(" ", lines.Skip(2).Select(line => $"`{line}`")),
+            _ => "```text\n" + string.Join("\n", lines.Select(line => $"`{line}`")) + "\n```",
+        };
+
+        var read = TimeoutMessageReader.Read(pasted);
+        var expected = TimeoutMessageReader.Read(plain);
+
+        Assert.Equal("app:key", read.Key);
+        Assert.Equal(expected.Fields.Select(f => (f.Key, f.Value.Raw)), read.Fields.Select(f => (f.Key, f.Value.Raw)));
+        Assert.Equal(140, read.Field("WORKER")?.Part("Busy"));
+        Assert.Equal("10 of 10 available", read.Field("mgr")?.Raw);
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, TimeoutDiagnoser.Diagnose(read).Cause);
+    }
 }

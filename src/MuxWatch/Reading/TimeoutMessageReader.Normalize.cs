@@ -31,6 +31,7 @@ public static partial class TimeoutMessageReader
     /// </summary>
     private static string Normalize(string input)
     {
+        input = CodeSpansAsLines(input);
         if (input.AsSpan().IndexOfAny('\r', '\n') < 0)
         {
             return input.Trim();
@@ -55,6 +56,37 @@ public static partial class TimeoutMessageReader
         }
 
         return sb.ToString().Trim();
+    }
+
+    /// <summary>
+    /// A message pasted as code, as GitHub, Slack and Teams users paste it: a fence (<c>```text</c>) is no part of it, and
+    /// each code span is a line of its own (<c>`line`</c> per line, or spans run together, <c>`a``b`</c> and <c>`a` `b`</c>),
+    /// whose backticks go. The client never writes a backtick, so a text with none is returned as it is.
+    /// </summary>
+    private static string CodeSpansAsLines(string input)
+    {
+        if (!input.Contains('`', StringComparison.Ordinal))
+        {
+            return input;
+        }
+
+        var sb = new StringBuilder(input.Length);
+        foreach (var rawLine in input.Split('\n'))
+        {
+            var line = rawLine.TrimEnd('\r');
+            if (line.TrimStart().StartsWith("```", StringComparison.Ordinal))
+            {
+                continue; // a fence, with its language if any
+            }
+
+            // Spans run together or side by side are lines side by side.
+            foreach (var span in line.Replace("` `", "\n", StringComparison.Ordinal).Replace("``", "\n", StringComparison.Ordinal).Split('\n'))
+            {
+                sb.Append(span.Trim().Trim('`')).Append('\n');
+            }
+        }
+
+        return sb.ToString();
     }
 
     /// <summary>

@@ -15,6 +15,9 @@ internal sealed class WatchedEndpoint(MultiplexerMetrics metrics, string multipl
 
     public DateTimeOffset? LastSuccess { get; private set; }
 
+    /// <summary>The last probe cycle that found the interactive connection up (<see cref="MuxWatch.Model.LiveCounters.LastSeenConnected"/>).</summary>
+    public DateTimeOffset? LastSeenConnected { get; set; }
+
     /// <summary>The endpoint answered (a PING, or a cycle that does not PING found it connected).</summary>
     public void Succeeded(DateTimeOffset now)
     {

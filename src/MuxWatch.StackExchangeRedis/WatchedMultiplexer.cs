@@ -191,13 +191,15 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             {
                 var counters = server.GetCounters().Interactive;
                 var (sent, unsent) = ((long)counters.SentItemsAwaitingResponse, (long)counters.PendingUnsentItems);
+                DateTimeOffset? seenConnected = null;
                 if (_endpoints.TryGetValue(endpoint, out var watched))
                 {
                     var (maxSent, maxUnsent) = watched.Queues.MaxSince(since ?? now);
                     (sent, unsent) = (Math.Max(sent, maxSent), Math.Max(unsent, maxUnsent));
+                    seenConnected = watched.LastSeenConnected;
                 }
 
-                return new LiveCounters(endpoint, server.IsConnected, sent, unsent, now);
+                return new LiveCounters(endpoint, server.IsConnected, sent, unsent, now) { LastSeenConnected = seenConnected };
             }
         }
 
@@ -242,6 +244,10 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         var connected = server.IsConnected;
         var counters = server.GetCounters();
         endpoint.Queues.Remember(now, counters.Interactive.SentItemsAwaitingResponse, counters.Interactive.PendingUnsentItems);
+        if (connected)
+        {
+            endpoint.LastSeenConnected = now;
+        }
         var series = endpoint.Series;
         series.Connected.Set(connected ? 1 : 0);
         series.SentAwaitingResponse.Set(counters.Interactive.SentItemsAwaitingResponse);

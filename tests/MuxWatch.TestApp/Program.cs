@@ -20,6 +20,10 @@
 //                                        connection (200 ms timeouts), the slow log on; output as for stall
 //   MuxWatch.TestApp block <host:port>   an app whose 300 requests block on an async GET (GetAwaiter().GetResult()) on pool threads,
 //                                        on the default pool (500 ms timeouts); output as for stall, with the muxwatch_threadpool_adjustments_total lines
+//   MuxWatch.TestApp block <host:port> after-noise
+//                                        as block, after a start-up blip (six pool threads blocked a moment), a 2 s stall of the
+//                                        server (SIGSTOP) that ended 3 s before the burst, and beside a bystander (one pool thread
+//                                        in a long wait of its own); prints "blip: <capture>" and "stall ended: <time>" first
 //   MuxWatch.TestApp busy <host:port>    an app whose 150 work items compute 300 ms each on pool threads (nothing blocked) while it
 //                                        GETs from a thread of its own (500 ms timeouts); output as for block
 //   MuxWatch.TestApp fieldless <host:port>
@@ -90,7 +94,8 @@ var exitCode = args switch
     ["stall", var endpoint, .. var rest] => await StallAsync(host.Services, stallingApp!, endpoint, rest is [var variant] ? variant : "sleep", registry),
     ["gc", var endpoint] => await GcPauseAsync(host.Services, stallingApp!, endpoint, registry),
     ["huge", var endpoint] => await HugeValueAsync(host.Services, stallingApp!, endpoint, registry),
-    ["block", var endpoint] => await BlockOnTasksAsync(host.Services, stallingApp!, endpoint, registry),
+    ["block", var endpoint] => await BlockOnTasksAsync(host.Services, stallingApp!, endpoint, registry, afterNoise: false),
+    ["block", var endpoint, "after-noise"] => await BlockOnTasksAsync(host.Services, stallingApp!, endpoint, registry, afterNoise: true),
     ["busy", var endpoint] => await KeepThePoolBusyAsync(host.Services, stallingApp!, endpoint, registry),
     ["fieldless", var endpoint] => await ThrowFieldlessFailureAsync(host.Services, endpoint, registry),
     _ => 2,
@@ -463,7 +468,7 @@ static async Task<int> HugeValueAsync(IServiceProvider services, ConnectionMulti
     return await ReportAsync(services, thrown, registry);
 }
 
-static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, CollectorRegistry registry)
+static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, CollectorRegistry registry, bool afterNoise)
 {
     // An app like a user's: a service method that calls an async Redis method and blocks on it
     // (GetAwaiter().GetResult()) on pool threads, and one in five requests another that blocks on a Task.Delay
@@ -472,6 +477,18 @@ static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMu
     await app.GetDatabase().StringSetAsync("muxwatch:cart", "value");
     var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
     await WaitAsync(() => timelines.Find(endpoint)?.Status().WitnessAnsweredAt is not null);
+
+    if (afterNoise)
+    {
+        await MakeNoiseAsync(services, endpoint);
+    }
+
+    using var bystander = new ManualResetEventSlim();
+    if (afterNoise)
+    {
+        // A hosted service's own long wait, on a pool thread, beside the app's blocking code: one thread, no culprit.
+        ThreadPool.UnsafeQueueUserWorkItem(_ => Shop.NightlyJob.WaitForSignal(bystander), null);
+    }
 
     var carts = new Shop.CartService(app.GetDatabase());
     var thrown = 0;
@@ -505,7 +522,49 @@ static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMu
 
     // Waited on a thread of its own: the pool is the thing starved.
     await Task.Factory.StartNew(() => done.Wait(TimeSpan.FromMinutes(2)), TaskCreationOptions.LongRunning);
+    bystander.Set();
     return await ReportAsync(services, Volatile.Read(ref thrown), registry, "muxwatch_threadpool_adjustments_total", "muxwatch_threadpool_stack_captures_total");
+}
+
+// What happens before the starvation in a real app, none of it the cause: a start-up blip (the first requests block a few
+// pool threads for a moment, the runtime adds a thread and MuxWatch captures, finding nobody blocked by then or the
+// blip's own warm-up), then the server stopped for 2 s (SIGSTOP: a silence MuxWatch's witness records) that ends 3 s
+// before the burst begins, which comes inside the capture interval (5 minutes) once the least time between two captures
+// (10 s) has passed since the blip's capture.
+static async Task MakeNoiseAsync(IServiceProvider services, string endpoint)
+{
+    var status = services.GetRequiredService<MuxWatch.Hosting.MuxWatchStatus>();
+    IReadOnlyList<PoolStackCapture> Captures() => status.Read().PoolStacks?.Captures ?? [];
+    await Task.Factory.StartNew(() =>
+    {
+        using var warmed = new CountdownEvent(6);
+        for (var i = 0; i < 6; i++)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(_ =>
+            {
+                Shop.Startup.WarmCache();
+                warmed.Signal();
+            }, null);
+        }
+
+        warmed.Wait(TimeSpan.FromSeconds(30));
+    }, TaskCreationOptions.LongRunning);
+    await WaitAsync(() => Captures().Count > 0 && status.Read().PoolStacks is { Capturing: false });
+    if (Captures() is not [var blip, ..])
+    {
+        throw new InvalidOperationException("the start-up blip was not captured: the runtime added no thread for it");
+    }
+
+    Console.WriteLine($"blip: {MuxWatchJson.Serialize(blip)}");
+    await WaitAsync(() => DateTimeOffset.UtcNow >= blip.At + TimeSpan.FromSeconds(5));
+    using var control = await ConnectionMultiplexer.ConnectAsync($"{endpoint},allowAdmin=true");
+    await PauseProcessAsync(control, TimeSpan.FromSeconds(2));
+    var resumed = DateTimeOffset.UtcNow;
+    Console.WriteLine($"stall ended: {resumed:O}");
+    var timelines = services.GetRequiredService<MuxWatch.State.ServerTimelines>();
+    await WaitAsync(() => timelines.Find(endpoint)?.Status().WitnessAnsweredAt > resumed);
+    var start = new[] { resumed + TimeSpan.FromSeconds(3), blip.At + TimeSpan.FromSeconds(10.5) }.Max();
+    await WaitAsync(() => DateTimeOffset.UtcNow >= start); // the shape of the scenario, not a wait for a condition
 }
 
 static async Task<int> ThrowFieldlessFailureAsync(IServiceProvider services, string endpoint, CollectorRegistry registry)

@@ -114,6 +114,52 @@ public sealed class WitnessCorrelationTests
     }
 
     [Fact]
+    public void A_connection_dropped_in_a_starved_pool_with_the_witness_answered_just_before_and_after_the_wait_is_the_pool()
+    {
+        // Measured on 3.4.35 (the block app, 300 requests blocking on async GETs): 3.x dropped its connection in the starved
+        // pool; the 1 s wait fell between two of the witness's PINGs, answered 0.9 s before it and 0.3 s after, silent
+        // nowhere. The connection was lost on the app's side: the starvation is the cause, the lost connection its effect.
+        const string droppedInAStarvedPool = "Timeout awaiting response (outbound=0KiB, inbound=0KiB, 1008ms elapsed, timeout is 500ms), command=GET, next: GET muxwatch:cart, inst: 0, qu: 0, qs: 0, aw: False, bw: Inactive, rs: ReadAsync, ws: Idle, in: 150, in-pipe: 0, last-in: 7, cur-in: 7, lm: 2/3/1/0, sync-ops: 0, async-ops: 26, serverEndpoint: 127.0.0.1:39321, conn-sec: 14.32, aoc: 0, mc: 1/1/0, clientName: vm(SE.Redis-v3.4.35.20751), IOCP: (Busy=0,Free=1000,Min=1,Max=1000), WORKER: (Busy=16,Free=32751,Min=2,Max=32767), POOL: (Threads=16,QueuedItems=285,CompletedItems=712,Timers=4), v: 3.4.35.20751 (see https://seredis.dev/Timeouts for some common client-side issues that can cause timeouts)";
+        var wait = (From: T0, To: T0.AddMilliseconds(1008));
+        var before = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(droppedInAStarvedPool),
+            sampledThreadPool: new ThreadPoolSnapshot(16, 2, 32767, 0, 1, 1000, 16, 285, 712),
+            live: new LiveCounters("127.0.0.1:39321", Connected: false, 42, 27, wait.To),
+            poolBeforeWait: new ThreadPoolSnapshot(0, 2, 32767, 0, 1, 1000, 8, 0, 600));
+        Assert.Equal(TimeoutCause.ConnectionLoss, before.Cause);
+        var bracket = (new WitnessAnswer(T0.AddMilliseconds(-901), T0.AddMilliseconds(-900)), new WitnessAnswer(wait.To.AddMilliseconds(300), wait.To.AddMilliseconds(301)));
+
+        var refined = WitnessCorrelation.Refine(before, new WitnessReport([], [], [], bracket), wait.From, wait.To);
+        var silentBetween = WitnessCorrelation.Refine(before, new WitnessReport([(T0.AddMilliseconds(200), T0.AddMilliseconds(700))], [], [], bracket), wait.From, wait.To);
+        var noAnswerAfter = WitnessCorrelation.Refine(before, new WitnessReport([], [], []), wait.From, wait.To);
+
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, refined.Cause);
+        Assert.Contains(refined.EvidenceLines, line => line.StartsWith("thread-pool-starvation: not the server: MuxWatch's own connection was answered at 02:59:59.1, 900 ms before this request began to wait, and again to a PING sent at 03:00:01.3, after it gave up", StringComparison.Ordinal));
+        Assert.NotEqual(TimeoutCause.ThreadPoolStarvation, silentBetween.Cause);
+        Assert.Equal(TimeoutCause.ConnectionLoss, noAnswerAfter.Cause);
+    }
+
+    [Fact]
+    public void A_connection_seen_up_after_a_silence_ended_survived_it_and_its_later_loss_is_not_the_silences()
+    {
+        // Measured on 3.4.35: a 2 s stall of the server ended, the app's connection stayed up (MuxWatch's probe found it up
+        // every second), and 5.9 s after the stall a starved pool lost it (ConnectionDisposed): called server-stall, high.
+        var caught = T0.AddSeconds(8);
+        var failure = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read("ConnectionDisposed on Interactive#1@127.0.0.1:33119 (Idle)"),
+            live: new LiveCounters("127.0.0.1:33119", Connected: false, 31, 23, caught));
+        Assert.Equal(TimeoutCause.ConnectionLoss, failure.Cause);
+        var stall = Silent(0, 2100);
+        var (from, to) = (caught - TimeSpan.FromSeconds(5), caught);
+
+        var survived = WitnessCorrelation.Refine(failure, stall, from, to, waited: false, connectionSeenUp: caught.AddMilliseconds(-900));
+        var lostInIt = WitnessCorrelation.Refine(failure, stall, from, to, waited: false, connectionSeenUp: T0.AddMilliseconds(1500));
+
+        Assert.Equal(TimeoutCause.ConnectionLoss, survived.Cause);
+        Assert.DoesNotContain(survived.EvidenceLines, line => line.Contains("MuxWatch's own connection got no answer either", StringComparison.Ordinal));
+        Assert.Contains(survived.EvidenceLines, line => line.EndsWith("but the app's connection was seen up at 03:00:07.1, after that silence ended: it survived it, so the silence is not weighed", StringComparison.Ordinal));
+        Assert.Equal(TimeoutCause.ServerStall, lostInIt.Cause); // lost during the silence: its consequence, as before
+    }
+
+    [Fact]
     public void An_answer_during_the_wait_with_nothing_else_in_the_app_says_not_the_server_and_no_more()
     {
         var refined = WitnessCorrelation.Refine(Diagnose(Unanswered), AnsweredAt(100), Wait.From, Wait.To);

@@ -10,13 +10,19 @@ namespace MuxWatch.Diagnosis;
 /// <param name="Silences">The witness's silences near the window, each reaching back to the last answer before it.</param>
 /// <param name="Unreachable">When the witness could not reach the server near the window (refused, reset).</param>
 /// <param name="Answers">Prompt answers to PINGs sent after the request started waiting and answered before it gave up.</param>
+/// <param name="Bracket">
+/// The witness's last prompt answer before the wait and its first after it, each within one quiet interval of the wait,
+/// when both are known: with no silence between them, the server answered through the wait even when no PING fell
+/// inside it (a wait shorter than the witness's interval).
+/// </param>
 internal sealed record WitnessReport(
     IReadOnlyList<(DateTimeOffset From, DateTimeOffset To)> Silences,
     IReadOnlyList<ServerEvent> Unreachable,
-    IReadOnlyList<WitnessAnswer> Answers)
+    IReadOnlyList<WitnessAnswer> Answers,
+    (WitnessAnswer Before, WitnessAnswer After)? Bracket = null)
 {
     /// <summary>True when the witness has something to say about the window.</summary>
-    public bool Any => Silences.Count > 0 || Unreachable.Count > 0 || Answers.Count > 0;
+    public bool Any => Silences.Count > 0 || Unreachable.Count > 0 || Answers.Count > 0 || Bracket is not null;
 }
 
 /// <summary>
@@ -64,7 +70,8 @@ internal static class WitnessCorrelation
     /// False for a connection failure, whose window is only the client's default timeout guessed back from
     /// it: an answer inside it proves nothing about the failure, so only the server gone or silent is read.
     /// </param>
-    public static TimeoutDiagnosis Refine(TimeoutDiagnosis diagnosis, WitnessReport witness, DateTimeOffset from, DateTimeOffset to, bool waited = true)
+    /// <param name="connectionSeenUp">When MuxWatch's probe last found the app's connection up (<see cref="LiveCounters.LastSeenConnected"/>), if known.</param>
+    public static TimeoutDiagnosis Refine(TimeoutDiagnosis diagnosis, WitnessReport witness, DateTimeOffset from, DateTimeOffset to, bool waited = true, DateTimeOffset? connectionSeenUp = null)
     {
         ArgumentNullException.ThrowIfNull(diagnosis);
         ArgumentNullException.ThrowIfNull(witness);
@@ -90,8 +97,11 @@ internal static class WitnessCorrelation
         // unrelated stall were called server-stall). A connection failure gives no wait: its window reaches back
         // AfterSilence, as the client gives up on its connection seconds after a silence began and fails what waits for
         // it to be re-made once the server is back.
+        // A silence the app's connection was seen to survive (up at a probe more than NoticedWithin after it ended) did not
+        // lose it either: the loss came later, of something else (a starved pool that cannot read its socket).
         var weighedFrom = waited ? from - InTheWait.Slack : from - AfterSilence;
-        if (diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Silences.Any(s => s.To >= weighedFrom && s.From < to))
+        bool Survived((DateTimeOffset From, DateTimeOffset To) s) => connectionSeenUp > s.To + NoticedWithin && connectionSeenUp < to;
+        if (diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Silences.Any(s => s.To >= weighedFrom && s.From < to && !Survived(s)))
         {
             // The client gave up on its connection during the silence (caught then, or after the server came back):
             // the silence's consequence. A silence that began only after the connection was lost is not its cause.
@@ -108,8 +118,30 @@ internal static class WitnessCorrelation
                     $"before this request began to wait, MuxWatch's own connection went unanswered from {Clock(before.From)} to {Clock(before.To)}; that ended {Seconds(from - before.To)} before the wait, so it is not weighed"))],
             };
         }
+        else if (diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Silences.Where(s => s.To < to && Survived(s)).Select(s => ((DateTimeOffset From, DateTimeOffset To)?)s).MaxBy(s => s!.Value.To) is { } survived)
+        {
+            diagnosis = diagnosis with
+            {
+                Evidence = [.. diagnosis.Evidence, Evidence.Note(string.Create(CultureInfo.InvariantCulture,
+                    $"MuxWatch's own connection went unanswered from {Clock(survived.From)} to {Clock(survived.To)}, but the app's connection was seen up at {Clock(connectionSeenUp!.Value)}, after that silence ended: it survived it, so the silence is not weighed"))],
+            };
+        }
 
-        return waited && witness.Answers.Count > 0 && silentMs < SilentShare * waitMs ? Answered(diagnosis, witness.Answers, from) : diagnosis;
+        if (waited && witness.Answers.Count > 0 && silentMs < SilentShare * waitMs)
+        {
+            return Answered(diagnosis, witness.Answers, from);
+        }
+
+        // A connection the app's client dropped, with the witness answered just before the wait and just after it and silent
+        // nowhere in between: the server answered throughout, so the drop was on the app's side (3.x drops a connection its
+        // starved pool cannot read), and the heaviest sign in the app is the cause, as with an answer inside the wait.
+        if (waited && diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Bracket is var (before2, after)
+            && !witness.Silences.Any(s => s.To >= before2.Answered && s.From <= after.Sent))
+        {
+            return Answered(diagnosis, [before2, after], from, bracketed: true);
+        }
+
+        return diagnosis;
     }
 
     private static TimeoutDiagnosis Gone(TimeoutDiagnosis diagnosis, ServerEvent gone)
@@ -170,11 +202,14 @@ internal static class WitnessCorrelation
         return promoted with { Evidence = [.. promoted.Evidence, Evidence.Note(UntracedFor(diagnosis))] };
     }
 
-    private static TimeoutDiagnosis Answered(TimeoutDiagnosis diagnosis, IReadOnlyList<WitnessAnswer> answers, DateTimeOffset from)
+    private static TimeoutDiagnosis Answered(TimeoutDiagnosis diagnosis, IReadOnlyList<WitnessAnswer> answers, DateTimeOffset from, bool bracketed = false)
     {
         var first = answers[0];
-        var text = string.Create(CultureInfo.InvariantCulture,
-            $"not the server: MuxWatch's own connection was answered {(answers.Count == 1 ? "once" : $"{answers.Count} times")} while this request waited (a PING sent {(first.Sent - from).TotalMilliseconds:0} ms into the wait, answered in {(first.Answered - first.Sent).TotalMilliseconds:0.#} ms), so the server was answering: the wait was in this app (its pool, a GC pause, its CPU, a reader behind a large reply) or on its path to the server");
+        var text = bracketed
+            ? string.Create(CultureInfo.InvariantCulture,
+                $"not the server: MuxWatch's own connection was answered at {Clock(first.Answered)}, {Seconds(from - first.Answered)} before this request began to wait, and again to a PING sent at {Clock(answers[^1].Sent)}, after it gave up, each within {Math.Max((first.Answered - first.Sent).TotalMilliseconds, (answers[^1].Answered - answers[^1].Sent).TotalMilliseconds):0.#} ms, silent nowhere in between, so the server was answering: the wait was in this app (its pool, a GC pause, its CPU, a reader behind a large reply) or on its path to the server")
+            : string.Create(CultureInfo.InvariantCulture,
+                $"not the server: MuxWatch's own connection was answered {(answers.Count == 1 ? "once" : $"{answers.Count} times")} while this request waited (a PING sent {(first.Sent - from).TotalMilliseconds:0} ms into the wait, answered in {(first.Answered - first.Sent).TotalMilliseconds:0.#} ms), so the server was answering: the wait was in this app (its pool, a GC pause, its CPU, a reader behind a large reply) or on its path to the server");
         if (diagnosis.Confidence == DiagnosisConfidence.High && diagnosis.Evidence.Any(e => e.Role == EvidenceRole.Finding && e.Cause == diagnosis.Cause && e.Fields.Contains("server:timeline")))
         {
             // What the server logged explains the wait (a slow command, a huge value copied): the server answered

@@ -10,4 +10,11 @@ namespace MuxWatch.Model;
 /// <param name="SentAwaitingResponse">Written, awaiting a reply (<c>qs</c>).</param>
 /// <param name="PendingUnsent">Queued, not yet written (<c>qu</c>).</param>
 /// <param name="SampledAt">When they were read.</param>
-public sealed record LiveCounters(string Endpoint, bool Connected, long SentAwaitingResponse, long PendingUnsent, DateTimeOffset SampledAt);
+public sealed record LiveCounters(string Endpoint, bool Connected, long SentAwaitingResponse, long PendingUnsent, DateTimeOffset SampledAt)
+{
+    /// <summary>
+    /// The last time MuxWatch's probe found the interactive connection up before these were read; null when it never did.
+    /// A connection seen up after a silence of the server ended survived it: its later loss is no consequence of it.
+    /// </summary>
+    public DateTimeOffset? LastSeenConnected { get; init; }
+}

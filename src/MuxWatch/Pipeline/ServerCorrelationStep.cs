@@ -53,7 +53,7 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
 
         var refined = TimelineCorrelation.Refine(before, events, from, to);
         var waited = timeout.Report.Kind is not (RedisErrorKind.ConnectionFailure or RedisErrorKind.NoConnection);
-        timeout.Diagnosis = WitnessCorrelation.Refine(refined, Witnessed(timeline, from, to, now), from, to, waited);
+        timeout.Diagnosis = WitnessCorrelation.Refine(refined, Witnessed(timeline, from, to, now), from, to, waited, timeout.LiveCounters?.LastSeenConnected);
         if (timeline.CompleteThrough is not { } through || through < to)
         {
             timeout.AwaitTimeline(timeline.Endpoint); // the pipeline holds it and asks for the endpoint's next poll
@@ -76,7 +76,12 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
             })
             .ToList();
         var unreachable = near.Where(e => e.Kind == ServerEventKind.Unreachable).ToList();
-        return new WitnessReport(silences, unreachable, timeline.AnsweredWithin(from, to));
+        // The answers just around the wait, each within one quiet interval of it (the witness PINGs at least that often).
+        var reach = options.Value.WitnessQuietInterval + WitnessThreadTick;
+        var around = timeline.AnsweredWithin(from - reach, to + reach);
+        (WitnessAnswer, WitnessAnswer)? bracket = around.LastOrDefault(a => a.Answered <= from) is { Sent.Ticks: > 0 } before
+            && around.FirstOrDefault(a => a.Sent >= to) is { Sent.Ticks: > 0 } after ? (before, after) : null;
+        return new WitnessReport(silences, unreachable, timeline.AnsweredWithin(from, to), bracket);
     }
 
     private static readonly TimeSpan WitnessThreadTick = RuntimeHistory.Tick;

@@ -140,7 +140,11 @@ public sealed class MuxWatchOptions
     /// </summary>
     public bool PoolStackCapture { get; set; } = true;
 
-    /// <summary>The least time between two stack captures' starts (default 5 minutes, 1 s to 1 day): once per starvation, not per timeout.</summary>
+    /// <summary>
+    /// The least time between two stack captures that found a starvation (default 5 minutes, 1 s to 1 day): once per
+    /// starvation, not per timeout. Re-armed once the pool has been calm 5 s (another episode); a capture that found nobody
+    /// blocked (a start-up blip) spends nothing, and two captures are never less than 10 s apart.
+    /// </summary>
     public TimeSpan PoolStackCaptureInterval { get; set; } = TimeSpan.FromMinutes(5);
 
     /// <summary>

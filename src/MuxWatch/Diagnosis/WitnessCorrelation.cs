@@ -135,10 +135,10 @@ internal static class WitnessCorrelation
         // A connection the app's client dropped, with the witness answered just before the wait and just after it and silent
         // nowhere in between: the server answered throughout, so the drop was on the app's side (3.x drops a connection its
         // starved pool cannot read), and the heaviest sign in the app is the cause, as with an answer inside the wait.
-        if (waited && diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Bracket is var (before2, after)
-            && !witness.Silences.Any(s => s.To >= before2.Answered && s.From <= after.Sent))
+        if (waited && diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Bracket is var (justBefore, justAfter)
+            && !witness.Silences.Any(s => s.To >= justBefore.Answered && s.From <= justAfter.Sent))
         {
-            return Answered(diagnosis, [before2, after], from, bracketed: true);
+            return Answered(diagnosis, [justBefore, justAfter], from, bracketed: true);
         }
 
         return diagnosis;

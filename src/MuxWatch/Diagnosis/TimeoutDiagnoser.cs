@@ -6,7 +6,7 @@ namespace MuxWatch.Diagnosis;
 
 /// <summary>
 /// Names the cause of a timeout from what its message carried, by rules that follow the client's
-/// documentation (docs/Timeouts.md) and its maintainers' answers. The rules, their order and their
+/// documentation (StackExchange.Redis's own Timeouts page, https://stackexchange.github.io/StackExchange.Redis/Timeouts) and its maintainers' answers. The rules, their order and their
 /// thresholds are written down in <c>docs/diagnosis.md</c>.
 /// </summary>
 /// <remarks>

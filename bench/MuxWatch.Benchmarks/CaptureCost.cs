@@ -36,7 +36,7 @@ internal static class CaptureCost
         using var started = new CountdownEvent(workers);
         for (var i = 0; i < workers; i++)
         {
-            ThreadPool.UnsafeQueueUserWorkItem(_ => Deep.Block(depth, started, release), null);
+            ThreadPool.UnsafeQueueUserWorkItem(_ => MuxWatch.Testing.DeepRecursion.Block(depth, started, release), null);
         }
 
         started.Wait(TimeSpan.FromMinutes(2));
@@ -124,23 +124,6 @@ internal static class CaptureCost
             $"  {window,-30}{f.TookMs,8:0}{f.CpuMs,9:0}{f.AllocatedMb,11:0.0}{f.WorkingSetMb,8:0.0}{f.GetsPerSecond,9:0}{f.P99Ms,9:0.0}{f.MaxMs,9:0.0}{f.PauseMaxMs,11:0}{f.PausesOver50Ms,8}{f.GcPauseMs,10:0}{f.Collections,5}"));
 
     private sealed record Figures(double TookMs, double CpuMs, double AllocatedMb, double WorkingSetMb, double GetsPerSecond, double P99Ms, double MaxMs, double PauseMaxMs, int PausesOver50Ms, double GcPauseMs, int Collections);
-
-    /// <summary>A worker of the pool blocked <c>depth</c> frames deep in the app's code (a recursion), as in a starvation.</summary>
-    private static class Deep
-    {
-        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-        public static void Block(int depth, CountdownEvent started, ManualResetEventSlim release)
-        {
-            if (depth > 0)
-            {
-                Block(depth - 1, started, release);
-                return;
-            }
-
-            started.Signal();
-            release.Wait();
-        }
-    }
 
     /// <summary>
     /// How long the app's threads were held: a thread of the app's that sleeps 1 ms at a time and notes each wake later

@@ -38,4 +38,7 @@ public readonly record struct ThreadPoolSnapshot(
 
     /// <summary>True when either pool has more threads busy than its minimum: new work waits for a thread.</summary>
     public bool IsStarved => WorkerBusy > WorkerMin || IoBusy > IoMin;
+
+    /// <summary>Nothing queued and no more busy threads than the minimum: a starvation, if there was one, is over.</summary>
+    internal bool IsCalm => !IsStarved && QueueLength == 0;
 }

@@ -32,7 +32,7 @@ internal sealed class ThreadPoolProbe(MuxWatchMetrics metrics, ThreadPoolHistory
         metrics.RecordThreadPool(pool);
         history.Add(now, pool);
 
-        if (!pool.IsStarved && pool.QueueLength == 0)
+        if (pool.IsCalm)
         {
             if ((_calmSince ??= now) <= now - CalmFor)
             {

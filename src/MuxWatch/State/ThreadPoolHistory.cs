@@ -47,7 +47,7 @@ internal sealed class ThreadPoolHistory
                 if (time >= from && time <= to)
                 {
                     seen = true;
-                    if (!pool.IsStarved && pool.QueueLength == 0)
+                    if (pool.IsCalm)
                     {
                         return true;
                     }

@@ -134,7 +134,10 @@ internal static class WitnessCorrelation
 
         // A connection the app's client dropped, with the witness answered just before the wait and just after it and silent
         // nowhere in between: the server answered throughout, so the drop was on the app's side (3.x drops a connection its
-        // starved pool cannot read), and the heaviest sign in the app is the cause, as with an answer inside the wait.
+        // starved pool cannot read), and the heaviest sign in the app is the cause, as with an answer inside the wait. The
+        // answers are outside the wait, but a server stops long enough to make the client drop its connection only for
+        // seconds (3.x gives up after seconds without a reply), which a PING at least every quiet interval (2 s) would
+        // have caught as a silence: only for a lost connection does the bracket stand for the wait.
         if (waited && diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Bracket is var (justBefore, justAfter)
             && !witness.Silences.Any(s => s.To >= justBefore.Answered && s.From <= justAfter.Sent))
         {

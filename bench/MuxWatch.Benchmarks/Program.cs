@@ -13,6 +13,7 @@ using MuxWatch.Benchmarks;
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- idle-cost         (the CPU an idle app pays for watching, beside the health check)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- witness-cost      (the witness thread's own CPU, quiet and busy)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- capture-cost      (one stack capture of the pool: time, CPU, memory, the app's requests meanwhile; --idle: alone)
+// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- fork-projection   (the next fork's projection against the real fork, as the dataset grows)
 // Smoke runs (what the test command does): --filter '*' --job dry --inProcess; hook-overhead --rounds 3 --throws 100
 if (args.Length > 0 && args[0] == "hook-overhead")
 {
@@ -42,6 +43,11 @@ if (args.Length > 0 && args[0] == "witness-cost")
 if (args.Length > 0 && args[0] == "capture-cost")
 {
     return await CaptureCost.RunAsync(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "fork-projection")
+{
+    return await ForkProjection.RunAsync(args[1..]);
 }
 
 if (args.Length > 0 && args[0] == "idle-cost")

@@ -124,6 +124,18 @@ public sealed class BenchmarkSmokeTests
     }
 
     [Fact]
+    public async Task The_fork_projection_run_prints_a_ratio_for_every_grown_dataset()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "fork-projection", "--steps", "20,200");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info, timeout: TimeSpan.FromMinutes(2));
+
+        Assert.True(exitCode == 0, $"exit {exitCode}: {error}\n{output}");
+        Assert.Matches(@"(?m)^ +20000 +- +\d+\.\d\d +- +-$", output); // the first save: nothing foretold it
+        Assert.Matches(@"(?m)^ +200000 +\d+\.\d\d +\d+\.\d\d +\d+\.\d\d +\d+\.\d\d$", output);
+    }
+
+    [Fact]
     public async Task The_witness_cost_run_prints_every_phase()
     {
         var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "witness-cost", "--warmup", "1", "--seconds", "1");

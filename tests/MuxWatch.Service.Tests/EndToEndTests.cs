@@ -13,8 +13,11 @@ namespace MuxWatch.Service.Tests;
 /// The dashboards' queries run against what Prometheus scraped.
 /// </summary>
 /// <remarks>
-/// The shipped rules are used as they are (their <c>for: 2m</c> included); only the evaluation interval
-/// is shortened, in the temporary Prometheus configuration. So this test takes about five minutes.
+/// The shipped rules are used as they are but for their <c>for:</c> durations, cut to 10 s in a temporary copy
+/// (and the evaluation interval, in the temporary Prometheus configuration): what is proven here is the path
+/// from a real stall to a page and its resolution. The shipped durations themselves are proven by the rule
+/// tests (alerts/tests, run with promtool), which step through them minute by minute. Kept, this test took
+/// about five minutes, a fifth of the test command's time.
 /// </remarks>
 [Trait("Category", "EndToEnd")]
 public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
@@ -80,7 +83,10 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
             $"--web.listen-address=127.0.0.1:{alertmanagerPort}", "--cluster.listen-address=");
         _running.Add(_alertmanager);
 
-        _prometheusProcess = await PrometheusProcess.StartAsync($"127.0.0.1:{_service.Port}", rules: Rules, alertmanager: $"127.0.0.1:{alertmanagerPort}");
+        var rules = Path.Combine(_work, "muxwatch.rules.yml");
+        await File.WriteAllTextAsync(rules, System.Text.RegularExpressions.Regex.Replace(await File.ReadAllTextAsync(Rules), @"(?m)^(\s+for:) \d+[smh]$", "$1 10s"));
+        Assert.Contains("for: 10s", await File.ReadAllTextAsync(rules), StringComparison.Ordinal);
+        _prometheusProcess = await PrometheusProcess.StartAsync($"127.0.0.1:{_service.Port}", rules: rules, alertmanager: $"127.0.0.1:{alertmanagerPort}");
         _running.Add(_prometheusProcess);
         _prometheus = _prometheusProcess.Api;
     }
@@ -172,9 +178,10 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
         await NotificationAsync("resolved", spikingEndpoint, TimeSpan.FromMinutes(5));
         output.WriteLine($"resolved {(DateTimeOffset.UtcNow - pagedAt).TotalSeconds:0} s after the page");
 
-        // The blip never paged.
+        // The blip never paged (an info alert may name it: with the durations cut, its latency monitor being off is one).
         Assert.DoesNotContain(_notifications.SelectMany(n => n.GetProperty("alerts").EnumerateArray()),
-            alert => alert.GetProperty("labels").TryGetProperty("endpoint", out var endpoint) && endpoint.GetString() == _blip.EndPoint);
+            alert => alert.GetProperty("labels").TryGetProperty("endpoint", out var endpoint) && endpoint.GetString() == _blip.EndPoint
+                && alert.GetProperty("labels").GetProperty("severity").GetString() == "critical");
 
         await EveryDashboardShowsTheScrapeAsync(started);
     }

@@ -14,9 +14,11 @@ internal static class ClientDefects
             new Version(2, 0, 495),
             new Version(2, 0, 588),
             "an intermittent stall in the write lock that timed commands out even at low, concurrent load",
-            "the client's release notes for 2.0.588; the maintainers' answer in issue #1129",
-            report => report.Number("qs") is 0 && report.Number("qu") is null or 0,
-            "nothing was queued or sent (qs: 0, qu: 0): the command never reached the socket"),
+            "the client's release notes for 2.0.588; the maintainers' answers in issues #1129 and #1105",
+            // Nothing awaits a reply: with the write lock stalled, commands never reach the socket, whether they
+            // wait in the queue (qu above 0, "could not be written to the output buffer", issue #1105) or not.
+            report => report.Number("qs") is 0,
+            "nothing awaited a reply (qs: 0): the command never reached the socket"),
     ];
 
     /// <summary>The defect of the version <paramref name="version"/> (the message's <c>v:</c>) whose symptom the message shows, if any.</summary>

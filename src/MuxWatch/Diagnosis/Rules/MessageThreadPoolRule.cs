@@ -25,7 +25,7 @@ internal sealed class MessageThreadPoolRule : IDiagnosisRule
                     : strong ? $"{Format(busy - min)} over the minimum with {Format(queued)} work items queued"
                     : $"{Format(busy - min)} over the minimum, little delay from that alone";
                 var relation = busy > min ? ">" : "=";
-                Starvation.Add(found, strong, input.PoolBeforeWait, $"{pool} Busy={Format(busy)} {relation} Min={Format(min)} ({(strong ? "strong" : "weak")}: {why})", pool, "POOL");
+                Starvation.Add(found, strong, overriding: busy - min >= Thresholds.StrongStarvationExcess || queued >= Thresholds.OverridingStarvationQueuedItems, input.PoolBeforeWait, $"{pool} Busy={Format(busy)} {relation} Min={Format(min)} ({(strong ? "strong" : "weak")}: {why})", pool, "POOL");
                 starved = true;
             }
         }

@@ -26,7 +26,17 @@ internal static class Starvation
     /// waiting on it time out together and their continuations queue), so it weighs as a sign a server
     /// stall also explains (clear, or weak when weak), never as overriding.
     /// </summary>
-    public static void Add(Findings found, bool strong, ThreadPoolSnapshot? beforeWait, string line, params string[] fields)
+    public static void Add(Findings found, bool strong, ThreadPoolSnapshot? beforeWait, string line, params string[] fields) =>
+        Add(found, strong, overriding: true, beforeWait, line, fields);
+
+    /// <summary>
+    /// As <see cref="Add(Findings, bool, ThreadPoolSnapshot?, string, string[])"/>; a strong finding that is not
+    /// <paramref name="overriding"/> weighs as strong only: starvation just at its start (every thread up to the
+    /// minimum busy, work queued) is conclusive beside nothing else, but does not explain away another cause's
+    /// conclusive sign (a 40 MB reply beside a pool at its minimum, issue #2709, is read as the payload by the
+    /// maintainers): the two then share the top, and the confidence says so.
+    /// </summary>
+    public static void Add(Findings found, bool strong, bool overriding, ThreadPoolSnapshot? beforeWait, string line, params string[] fields)
     {
         if (beforeWait is { } before && !IsStarved(before))
         {
@@ -36,7 +46,7 @@ internal static class Starvation
             return;
         }
 
-        found.Add(TimeoutCause.ThreadPoolStarvation, strong ? EvidenceWeight.Overriding : EvidenceWeight.Weak,
+        found.Add(TimeoutCause.ThreadPoolStarvation, strong ? overriding ? EvidenceWeight.Overriding : EvidenceWeight.Strong : EvidenceWeight.Weak,
             beforeWait is not null ? $"{line}; already so before the request started waiting (sampled by MuxWatch)" : line, fields);
     }
 }

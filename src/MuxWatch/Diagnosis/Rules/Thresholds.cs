@@ -42,6 +42,13 @@ internal static class Thresholds
     /// </summary>
     public const int StrongStarvationQueuedItems = 20;
 
+    /// <summary>
+    /// Work items queued at the minimum from which starvation also explains away another cause's conclusive sign
+    /// (a lost connection, a stuck reader): hundreds queued is a starved app (the starvation live test queues 300
+    /// on a minimum of 2), a few dozen beside a 40 MB reply is the reply holding the reader (issue #2709).
+    /// </summary>
+    public const int OverridingStarvationQueuedItems = 100;
+
     /// <summary>Worker threads busy from which the pool counts as exhausted whatever its minimum (rule 2b): "a hundred or so".</summary>
     public const int ExhaustedWorkerThreads = 100;
 

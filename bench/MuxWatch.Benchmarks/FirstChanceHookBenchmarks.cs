@@ -13,7 +13,7 @@ namespace MuxWatch.Benchmarks;
 [MemoryDiagnoser]
 public class FirstChanceHookBenchmarks
 {
-    private FirstChanceTimeoutCatcher? _catcher;
+    private FirstChanceRedisErrorCatcher? _catcher;
     private CancellationTokenSource? _drain;
 
     [Params(false, true)]
@@ -27,7 +27,7 @@ public class FirstChanceHookBenchmarks
             return;
         }
 
-        _catcher = new FirstChanceTimeoutCatcher(TimeProvider.System);
+        _catcher = new FirstChanceRedisErrorCatcher(TimeProvider.System);
         _catcher.Start();
         _drain = new CancellationTokenSource();
         var catcher = _catcher;

@@ -66,7 +66,7 @@ internal static class HookOverhead
             // Alternate which variant goes first, so neither always runs warmer.
             foreach (var hooked in round % 2 == 0 ? (bool[])[false, true] : [true, false])
             {
-                using var catcher = new FirstChanceTimeoutCatcher(TimeProvider.System, queueCapacity);
+                using var catcher = new FirstChanceRedisErrorCatcher(TimeProvider.System, queueCapacity);
                 if (hooked)
                 {
                     catcher.Start();

@@ -33,6 +33,13 @@ internal sealed record MultiplexerRegistration(
     public TlsCheck? Tls { get; init; }
 
     /// <summary>
+    /// For a connection MuxWatch makes over TLS: the name its handshake gives (<c>sslHost</c>), or an empty string for
+    /// each endpoint's own host; null without TLS. Kept from the user's options because the connection's own may say
+    /// <c>ssl=false</c> (a guard on MuxWatch's connections, <see cref="MuxWatchOwnConnections"/>, may do the TLS itself).
+    /// </summary>
+    public string? TlsHost { get; init; }
+
+    /// <summary>
     /// For a connection MuxWatch makes: connects afresh once with its options (its TLS check among them) and
     /// returns the client's failure type, or null (<see cref="ConnectFailureDiagnosis"/>), to name why the
     /// connection stays down when the client does not say. Null for an app's multiplexer: its configuration
@@ -77,6 +84,7 @@ internal sealed record MultiplexerRegistration(
         {
             ResolveSubscribing = _ => OwnedConnection.ConnectTargetAsync(connect, subscribes: true),
             Tls = tls,
+            TlsHost = options.Ssl ? options.SslHost ?? string.Empty : null,
             Diagnose = () => OwnedConnection.DiagnoseAsync(connect, OwnedConnection.DiagnosisConnectTimeout),
         };
     }

@@ -136,7 +136,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
                     {
                         // A new endpoint: its poller, and the witness's address (a plain connection of MuxWatch's own beside the poller's).
                         var timeline = _timelines.GetOrAdd(endpoints[i]);
-                        timeline.WitnessAt(servers[i].EndPoint, TlsHostOf(multiplexer, servers[i].EndPoint));
+                        timeline.WitnessAt(servers[i].EndPoint, TlsHostOf(multiplexer, watched.ConfiguredTlsHost, servers[i].EndPoint), watched.WitnessCertificateCheck);
                         poller = _pollers.GetOrAdd(endpoints[i], static (_, state) =>
                             new EndpointPoller(state.Probe._timelines, state.Timeline, state.Probe._metrics, state.Probe._time, state.Probe._senders), (Probe: this, Timeline: timeline));
                     }
@@ -165,25 +165,43 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         }
     }
 
-    /// <summary>The name the witness's TLS handshake gives for <paramref name="endpoint"/>: null when the multiplexer does not use TLS.</summary>
-    private static string? TlsHostOf(IConnectionMultiplexer multiplexer, System.Net.EndPoint endpoint)
+    /// <summary>
+    /// The name the witness's TLS handshake gives for <paramref name="endpoint"/>: null when the multiplexer does not use
+    /// TLS. For a connection MuxWatch made, as the user configured it (<paramref name="configured"/>: its own options
+    /// may say <c>ssl=false</c> where a guard does the TLS); for an app's, from its configuration.
+    /// </summary>
+    private static string? TlsHostOf(IConnectionMultiplexer multiplexer, string? configured, System.Net.EndPoint endpoint)
     {
-        try
+        string? sslHost;
+        if (configured is not null)
         {
-            var options = ConfigurationOptions.Parse(multiplexer.Configuration);
-            return !options.Ssl ? null
-                : !string.IsNullOrEmpty(options.SslHost) ? options.SslHost
-                : endpoint switch
+            sslHost = configured;
+        }
+        else
+        {
+            try
+            {
+                var options = ConfigurationOptions.Parse(multiplexer.Configuration);
+                if (!options.Ssl)
                 {
-                    System.Net.DnsEndPoint dns => dns.Host,
-                    System.Net.IPEndPoint ip => ip.Address.ToString(),
-                    _ => null,
-                };
+                    return null;
+                }
+
+                sslHost = options.SslHost;
+            }
+            catch (ArgumentException)
+            {
+                return null;
+            }
         }
-        catch (ArgumentException)
-        {
-            return null;
-        }
+
+        return !string.IsNullOrEmpty(sslHost) ? sslHost
+            : endpoint switch
+            {
+                System.Net.DnsEndPoint dns => dns.Host,
+                System.Net.IPEndPoint ip => ip.Address.ToString(),
+                _ => null,
+            };
     }
 
     /// <summary>The polling connection opened for the watched multiplexer <paramref name="name"/>, once it is made; null for one polled over its own connection.</summary>

@@ -29,6 +29,9 @@ internal sealed class TlsCheck(X509Certificate2Collection? trustedCa, string tru
     /// <summary>A refusal not yet reported: returned once.</summary>
     public string? TakeNewFailure() => Interlocked.Exchange(ref _failureIsNew, 0) == 1 ? LastFailure : null;
 
+    /// <summary>A check with the same trust for another connection (the witness's), keeping its refusals apart from this one's.</summary>
+    public TlsCheck ForAnotherConnection() => new(trustedCa, trustedCaSetting);
+
     /// <summary>The client's <c>CertificateValidation</c> callback.</summary>
     public bool Validate(object sender, X509Certificate? certificate, X509Chain? chain, SslPolicyErrors errors)
     {

@@ -87,6 +87,17 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// <summary>True when MuxWatch made this multiplexer (an admin connection of its own, so the poller may use it).</summary>
     public bool Owned => _registration.Owned;
 
+    /// <summary>
+    /// How MuxWatch's witness checks these servers' certificates: as this multiplexer's connection checks them when
+    /// MuxWatch made it (the target's configured CA); null, .NET's own check, for an app's multiplexer, whose own
+    /// callback cannot be read (the polling connection cloned from it checks the same way).
+    /// </summary>
+    public System.Net.Security.RemoteCertificateValidationCallback? WitnessCertificateCheck =>
+        _registration.Tls is { } tls ? tls.ForAnotherConnection().Validate : null;
+
+    /// <summary>For a connection MuxWatch makes: its TLS name as the user configured it (<see cref="MultiplexerRegistration.TlsHost"/>); null otherwise.</summary>
+    public string? ConfiguredTlsHost => _registration.TlsHost;
+
     /// <summary>True when discovery found it (a library's or the app's, connected in the process), not named with <c>AddMultiplexer</c>.</summary>
     public bool Discovered => _registration.Discovered is not null;
 

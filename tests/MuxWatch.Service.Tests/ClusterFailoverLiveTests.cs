@@ -10,6 +10,7 @@ namespace MuxWatch.Service.Tests;
 /// a killed node as disconnected, and the node back as a replica when it returns. Both client generations.
 /// </summary>
 [Trait("Category", "LiveProbe")]
+[TakesMinutes]
 public sealed class ClusterFailoverLiveTests : IAsyncLifetime
 {
     private RedisCluster _cluster = null!;

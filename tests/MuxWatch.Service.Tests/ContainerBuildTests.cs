@@ -11,6 +11,7 @@ namespace MuxWatch.Service.Tests;
 /// way the ENTRYPOINT starts it (with the image's environment), serves. test.sh then runs the tests that
 /// start the service as a process once more on that build (artifacts/container-app).
 /// </summary>
+[TakesMinutes]
 public sealed partial class ContainerBuildTests
 {
     [Fact]

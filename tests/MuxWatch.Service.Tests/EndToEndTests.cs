@@ -20,6 +20,7 @@ namespace MuxWatch.Service.Tests;
 /// about five minutes, a fifth of the test command's time.
 /// </remarks>
 [Trait("Category", "EndToEnd")]
+[TakesMinutes]
 public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
 {
     private static readonly string Rules = Path.Combine(BuiltProgram.RepositoryRoot, "alerts", "muxwatch.rules.yml");

@@ -8,6 +8,7 @@ namespace MuxWatch.Service.Tests;
 /// The probe's fault matrix (<see cref="FaultMatrix"/>) on the sidecar, hosted in memory: <c>/metrics</c>,
 /// <c>/healthz</c> and <c>/api/targets</c> answer throughout. (The same faults in an app: InProcessFaultMatrixTests.)
 /// </summary>
+[TakesMinutes]
 public sealed class FaultMatrixTests(ITestOutputHelper output) : IAsyncLifetime
 {
     private readonly RedisFaults _faults = new();

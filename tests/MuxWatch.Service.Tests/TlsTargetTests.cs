@@ -31,6 +31,18 @@ public sealed class TlsTargetTests : IAsyncLifetime
                 && metrics.Value("muxwatch_server_last_poll_success_timestamp_seconds", ("endpoint", _redis.EndPoint)) > 0;
         }, "the TLS target connected, PINGed and polled");
 
+        // The witness checks the certificate as the poller does (the configured CA), and is answered over TLS (before the
+        // fix it spoke plain TCP to the TLS port: the guard on MuxWatch's connections leaves their options ssl=false).
+        var polling = string.Empty;
+        await Eventually.UntilAsync(async () =>
+        {
+            using var events = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri($"/api/events?endpoint={_redis.EndPoint}", UriKind.Relative)));
+            var status = events.RootElement.GetProperty("endpoints")[0].GetProperty("polling");
+            polling = status.ToString();
+            return status.GetProperty("witnessAnsweredAt").ValueKind == JsonValueKind.String;
+        }, "the witness answered over TLS");
+        Assert.Contains("\"witnessRefused\":null", polling, StringComparison.Ordinal);
+
         await _redis.CommandAsync("DEBUG", "POPULATE", "1000");
         await _redis.CommandAsync("BGSAVE");
         await Eventually.UntilAsync(async () =>

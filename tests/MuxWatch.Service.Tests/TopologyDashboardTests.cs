@@ -12,6 +12,7 @@ namespace MuxWatch.Service.Tests;
 /// annotation query of the dashboard then returns data, and the failovers are in Prometheus as role changes.
 /// </summary>
 [Trait("Category", "EndToEnd")]
+[TakesMinutes]
 public sealed class TopologyDashboardTests(ITestOutputHelper output) : IAsyncLifetime
 {
     /// <summary>The dashboard's file name in dashboards/.</summary>

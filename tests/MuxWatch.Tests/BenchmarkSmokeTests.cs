@@ -6,6 +6,7 @@ namespace MuxWatch.Tests;
 /// Every benchmark runs once at the smallest size (BenchmarkDotNet's dry job, in-process), so the
 /// benchmarks keep working. No timing is asserted: figures belong in docs/benchmarks.md.
 /// </summary>
+[TakesMinutes]
 public sealed class BenchmarkSmokeTests
 {
     [Fact]

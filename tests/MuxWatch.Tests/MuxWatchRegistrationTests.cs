@@ -58,7 +58,7 @@ public sealed class MuxWatchRegistrationTests
         using var host = builder.Build();
 
         await host.StartAsync();
-        var catcher = host.Services.GetRequiredService<FirstChanceTimeoutCatcher>();
+        var catcher = host.Services.GetRequiredService<FirstChanceRedisErrorCatcher>();
         var listeningWhileRunning = catcher.IsListening;
         await host.StopAsync();
 

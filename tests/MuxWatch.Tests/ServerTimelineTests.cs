@@ -348,6 +348,41 @@ public sealed class ServerTimelineTests
         Assert.Empty(single.FollowCluster(["10.0.0.1:6379"]).Left);
     }
 
+    [Theory]
+    [InlineData(7.5, "slow-command")] // logged at 7.5 s (whole seconds: it ran by 8.5 s), 0.5 s before the wait: inside the slack, weighed
+    [InlineData(6.5, "server-stall")] // logged at 6.5 s, over 1.5 s before it: context at most, never weighed
+    public void A_server_event_is_weighed_only_where_it_overlaps_the_wait_less_the_slack(double commandLogged, string cause)
+    {
+        var clock = new ManualTimeProvider(T0.AddSeconds(60));
+        var (pipeline, timelines) = NewPipeline(clock);
+        var tracker = new ServerStateTracker(timelines.GetOrAdd(Endpoint), _metrics);
+        tracker.Apply(Poll(0));
+        tracker.Apply(Poll(20) with { Slowlog = [new SlowlogEntry(7, T0.AddSeconds(commandLogged), TimeSpan.FromSeconds(1.5), "KEYS")] });
+
+        // A sync timeout of 1000 ms caught at 10 s: it waited from 9 s (less the one rule's second of slack).
+        var posted = pipeline.Submit(new TimeoutObservation(T0.AddSeconds(10), TimeoutSources.Api,
+            TimeoutMessageReader.Read($"Timeout performing GET k (1000ms), qu: 0, qs: 3, in: 0, serverEndpoint: {Endpoint}")));
+
+        Assert.Equal(cause, posted.Diagnosis.Cause.ToName());
+        Assert.DoesNotContain(posted.Diagnosis.EvidenceLines, line => line.Contains("gives no wait", StringComparison.Ordinal)); // the message gave it
+    }
+
+    [Fact]
+    public void A_message_that_gives_no_wait_says_how_its_wait_was_taken()
+    {
+        var clock = new ManualTimeProvider(T0.AddSeconds(60));
+        var (pipeline, timelines) = NewPipeline(clock);
+        var tracker = new ServerStateTracker(timelines.GetOrAdd(Endpoint), _metrics);
+        tracker.Apply(Poll(0));
+        tracker.Apply(Poll(20));
+
+        var posted = pipeline.Submit(new TimeoutObservation(T0.AddSeconds(10), TimeoutSources.Api,
+            TimeoutMessageReader.Read($"No connection is active/available to service this operation: GET k; SocketFailure on {Endpoint}/Interactive, Idle/Faulted, last: GET, origin: ReadFromPipe, outstanding: 1, last-read: 5s ago, last-write: 0s ago, keep-alive: 60s, state: ConnectedEstablished, mgr: 10 of 10 available, v: 2.6.90.64945")));
+
+        Assert.Contains(posted.Diagnosis.EvidenceLines, line => line.Contains(
+            "the message gives no wait (no elapsed time, no timeout): evidence with a time was weighed over the 5 s before it was caught", StringComparison.Ordinal));
+    }
+
     private (TimeoutPipeline Pipeline, ServerTimelines Timelines) NewPipeline(TimeProvider clock)
     {
         var options = Options.Create(new MuxWatchOptions());

@@ -160,6 +160,33 @@ public sealed class WitnessCorrelationTests
     }
 
     [Fact]
+    public void A_connection_failure_in_a_starved_pool_with_the_witness_answered_up_to_it_is_the_pool()
+    {
+        // Seen live on 3.4.35 (the block app): beside the starved pool's timeouts, 3.x dropped its connection and failed
+        // what waited for it with field-less RedisConnectionExceptions, which were called connection-loss. The server
+        // answered MuxWatch's own connection every second of the 5 s read for the failure, silent nowhere.
+        var caught = T0.AddSeconds(8);
+        var (from, to) = (caught - TimeSpan.FromSeconds(5), caught);
+        var report = TimeoutMessageReader.Read("ConnectionDisposed on Interactive#1@127.0.0.1:33119 (Idle)");
+        var failure = TimeoutDiagnoser.Diagnose(report,
+            sampledThreadPool: new ThreadPoolSnapshot(40, 2, 32767, 0, 1, 1000, 40, 260, 900),
+            live: new LiveCounters("127.0.0.1:33119", Connected: false, 31, 23, caught),
+            poolBeforeWait: new ThreadPoolSnapshot(1, 2, 32767, 0, 1, 1000, 8, 0, 600));
+        Assert.Equal(TimeoutCause.ConnectionLoss, failure.Cause);
+        WitnessAnswer Answer(double atSeconds) => new(T0.AddSeconds(atSeconds), T0.AddSeconds(atSeconds).AddMilliseconds(1));
+        var answered = new WitnessReport([], [], [Answer(4), Answer(5), Answer(6), Answer(7)]);
+
+        var refined = WitnessCorrelation.Refine(failure, answered, from, to, waited: false, failureType: report.FailureType);
+        var silentInIt = WitnessCorrelation.Refine(failure, answered with { Silences = [(T0.AddSeconds(7.2), T0.AddSeconds(9))] }, from, to, waited: false, failureType: report.FailureType);
+        var nobodyAsked = WitnessCorrelation.Refine(failure, new WitnessReport([], [], []), from, to, waited: false, failureType: report.FailureType);
+
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, refined.Cause);
+        Assert.Contains(refined.EvidenceLines, line => line.StartsWith("thread-pool-starvation: not the server: MuxWatch's own connection was answered 4 times in the 5 s before this failure (the last at 03:00:07.0", StringComparison.Ordinal));
+        Assert.NotEqual(TimeoutCause.ThreadPoolStarvation, silentInIt.Cause); // the server stopped answering before the failure
+        Assert.Equal(TimeoutCause.ConnectionLoss, nobodyAsked.Cause);
+    }
+
+    [Fact]
     public void An_answer_during_the_wait_with_nothing_else_in_the_app_says_not_the_server_and_no_more()
     {
         var refined = WitnessCorrelation.Refine(Diagnose(Unanswered), AnsweredAt(100), Wait.From, Wait.To);
@@ -199,11 +226,13 @@ public sealed class WitnessCorrelationTests
     }
 
     [Fact]
-    public void A_connection_failure_reads_no_answer_in_its_guessed_window()
+    public void A_connection_the_server_or_network_closed_reads_no_answer_in_its_guessed_window()
     {
-        var before = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read("SocketClosed on 127.0.0.1:36983/Interactive, Idle/RanToCompletion, last: GET, origin: ReadAllAsync, outstanding: 10, last-read: 0s ago, last-write: 0s ago, keep-alive: 60s, state: ConnectedEstablished, in: 0, in-pipe: 0, last-heartbeat: 0s ago, v: 3.4.35.20751"));
+        var report = TimeoutMessageReader.Read("SocketClosed on 127.0.0.1:36983/Interactive, Idle/RanToCompletion, last: GET, origin: ReadAllAsync, outstanding: 10, last-read: 0s ago, last-write: 0s ago, keep-alive: 60s, state: ConnectedEstablished, in: 0, in-pipe: 0, last-heartbeat: 0s ago, v: 3.4.35.20751");
+        var before = TimeoutDiagnoser.Diagnose(report);
 
-        Assert.Same(before, WitnessCorrelation.Refine(before, AnsweredAt(100), Wait.From, Wait.To, waited: false));
+        Assert.Equal("SocketClosed", report.FailureType);
+        Assert.Same(before, WitnessCorrelation.Refine(before, AnsweredAt(100), Wait.From, Wait.To, waited: false, failureType: report.FailureType));
     }
 
     [Fact]

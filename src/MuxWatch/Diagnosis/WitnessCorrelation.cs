@@ -68,10 +68,12 @@ internal static class WitnessCorrelation
     /// <param name="to">When it gave up.</param>
     /// <param name="waited">
     /// False for a connection failure, whose window is only the client's default timeout guessed back from
-    /// it: an answer inside it proves nothing about the failure, so only the server gone or silent is read.
+    /// it: an answer inside it does not make the server the cause, but answers throughout it with no silence say the
+    /// server was answering up to a failure the client itself made (<paramref name="failureType"/>).
     /// </param>
     /// <param name="connectionSeenUp">When MuxWatch's probe last found the app's connection up (<see cref="LiveCounters.LastSeenConnected"/>), if known.</param>
-    public static TimeoutDiagnosis Refine(TimeoutDiagnosis diagnosis, WitnessReport witness, DateTimeOffset from, DateTimeOffset to, bool waited = true, DateTimeOffset? connectionSeenUp = null)
+    /// <param name="failureType">A connection failure's type as the message names it (<c>ConnectionDisposed</c>, <c>SocketClosed</c>), if any.</param>
+    public static TimeoutDiagnosis Refine(TimeoutDiagnosis diagnosis, WitnessReport witness, DateTimeOffset from, DateTimeOffset to, bool waited = true, DateTimeOffset? connectionSeenUp = null, string? failureType = null)
     {
         ArgumentNullException.ThrowIfNull(diagnosis);
         ArgumentNullException.ThrowIfNull(witness);
@@ -144,6 +146,19 @@ internal static class WitnessCorrelation
             return Answered(diagnosis, [justBefore, justAfter], from, bracketed: true);
         }
 
+        // A connection failure gives no wait. Over the span read for it (the client's default timeout before it was
+        // caught), MuxWatch's own connection was answered and silent nowhere: the server was answering right up to the
+        // failure, so the connection was dropped on the app's side (3.x drops a connection its starved pool cannot read,
+        // seen live: its ConnectionDisposed failures beside a starved pool's timeouts), and the heaviest sign in the app
+        // is the cause. A server that stops long enough for the client to give up on its connection leaves a silence.
+        // Only for a connection the client itself gave up on (ConnectionDisposed, or a failure that names no type): one
+        // the server or the network closed (SocketClosed, SocketFailure) is theirs whoever else they still answered.
+        if (!waited && diagnosis.Cause == TimeoutCause.ConnectionLoss && failureType is null or "ConnectionDisposed"
+            && witness.Answers.Count > 0 && !witness.Silences.Any(s => s.To >= from && s.From < to))
+        {
+            return Answered(diagnosis, witness.Answers, from, beforeFailure: to);
+        }
+
         return diagnosis;
     }
 
@@ -205,10 +220,13 @@ internal static class WitnessCorrelation
         return promoted with { Evidence = [.. promoted.Evidence, Evidence.Note(UntracedFor(diagnosis))] };
     }
 
-    private static TimeoutDiagnosis Answered(TimeoutDiagnosis diagnosis, IReadOnlyList<WitnessAnswer> answers, DateTimeOffset from, bool bracketed = false)
+    private static TimeoutDiagnosis Answered(TimeoutDiagnosis diagnosis, IReadOnlyList<WitnessAnswer> answers, DateTimeOffset from, bool bracketed = false, DateTimeOffset? beforeFailure = null)
     {
         var first = answers[0];
-        var text = bracketed
+        var text = beforeFailure is { } failed
+            ? string.Create(CultureInfo.InvariantCulture,
+                $"not the server: MuxWatch's own connection was answered {(answers.Count == 1 ? "once" : $"{answers.Count} times")} in the {Seconds(failed - from)} before this failure (the last at {Clock(answers[^1].Answered)}, within {answers.Max(a => (a.Answered - a.Sent).TotalMilliseconds):0.#} ms) and silent nowhere, so the server was answering: the connection was dropped on this app's side (its pool, a GC pause, its CPU) or on its path to the server")
+            : bracketed
             ? string.Create(CultureInfo.InvariantCulture,
                 $"not the server: MuxWatch's own connection was answered at {Clock(first.Answered)}, {Seconds(from - first.Answered)} before this request began to wait, and again to a PING sent at {Clock(answers[^1].Sent)}, after it gave up, each within {Math.Max((first.Answered - first.Sent).TotalMilliseconds, (answers[^1].Answered - answers[^1].Sent).TotalMilliseconds):0.#} ms, silent nowhere in between, so the server was answering: the wait was in this app (its pool, a GC pause, its CPU, a reader behind a large reply) or on its path to the server")
             : string.Create(CultureInfo.InvariantCulture,
@@ -263,7 +281,9 @@ internal static class WitnessCorrelation
 
         var line = Evidence.Finding(inApp, EvidenceWeight.Strong, text, "witness");
         return Promote(diagnosis, inApp, line,
-            $"{inApp.ToName()} outranks {diagnosis.Cause.ToName()}: the server answered MuxWatch's own connection while this request waited, so the wait was in the app",
+            beforeFailure is null
+                ? $"{inApp.ToName()} outranks {diagnosis.Cause.ToName()}: the server answered MuxWatch's own connection while this request waited, so the wait was in the app"
+                : $"{inApp.ToName()} outranks {diagnosis.Cause.ToName()}: the server answered MuxWatch's own connection right up to this failure, so the connection was dropped in the app",
             diagnosis.WeightOf(inApp) >= EvidenceWeight.Clear ? DiagnosisConfidence.High : DiagnosisConfidence.Medium,
             excludeServer: true);
     }

@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
 using System.Reflection;
 using Prometheus;
@@ -24,7 +25,9 @@ internal sealed class MuxWatchMeter : IDisposable
 
     private readonly Meter _meter;
     private readonly MuxWatchMetrics _metrics;
-    private readonly Dictionary<Prometheus.Histogram, Histogram<double>> _histograms = [];
+    // Written when a family is published (a probe package publishes its families at run time) while the pipeline's
+    // threads record: a concurrent dictionary, so that a read never meets a write in progress.
+    private readonly ConcurrentDictionary<Prometheus.Histogram, Histogram<double>> _histograms = new();
 
     /// <summary>Creates the meter through <paramref name="factory"/> and publishes <paramref name="metrics"/>' families in it.</summary>
     public MuxWatchMeter(IMeterFactory factory, MuxWatchMetrics metrics)

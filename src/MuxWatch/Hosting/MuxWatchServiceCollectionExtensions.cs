@@ -89,7 +89,7 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<ITimeoutSink>(sp => sp.GetRequiredService<TimeoutLogWriter>());
 
         // Sources: the first-chance catcher, and the probe loop's periodic probes.
-        services.AddSingleton(sp => new FirstChanceTimeoutCatcher(
+        services.AddSingleton(sp => new FirstChanceRedisErrorCatcher(
             sp.GetRequiredService<TimeProvider>(),
             sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.CaptureQueueCapacity));
         services.AddHostedService<TimeoutCaptureService>();
@@ -97,14 +97,14 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton(sp => new MuxWatchStatus(
             sp.GetRequiredService<TimeoutCounts>(),
             sp.GetRequiredService<RecentTimeouts>(),
-            sp.GetRequiredService<FirstChanceTimeoutCatcher>(),
+            sp.GetRequiredService<FirstChanceRedisErrorCatcher>(),
             sp.GetRequiredService<ProbeLoopHealth>(),
             sp.GetRequiredService<TimeoutPipeline>(),
             sp.GetServices<IMuxWatchStatusSection>(),
             sp.GetRequiredService<PoolStackCaptures>()));
         services.AddSingleton<IPeriodicProbe, ThreadPoolProbe>();
         services.AddSingleton<IPeriodicProbe, CaptureQueueProbe>();
-        services.AddSingleton<IPeriodicProbe, OverdueTimeoutsProbe>();
+        services.AddSingleton<IPeriodicProbe, OverdueTimeoutSettler>();
         services.AddHostedService<ProbeLoop>();
         services.AddSingleton<WitnessThread>();
         services.AddHostedService(sp => sp.GetRequiredService<WitnessThread>());

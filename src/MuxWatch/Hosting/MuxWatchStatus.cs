@@ -17,7 +17,7 @@ public sealed class MuxWatchStatus
 {
     private readonly TimeoutCounts counts;
     private readonly RecentTimeouts recent;
-    private readonly FirstChanceTimeoutCatcher catcher;
+    private readonly FirstChanceRedisErrorCatcher catcher;
     private readonly ProbeLoopHealth loop;
     private readonly TimeoutPipeline pipeline;
     private readonly IEnumerable<IMuxWatchStatusSection> sections;
@@ -27,7 +27,7 @@ public sealed class MuxWatchStatus
     internal MuxWatchStatus(
         TimeoutCounts counts,
         RecentTimeouts recent,
-        FirstChanceTimeoutCatcher catcher,
+        FirstChanceRedisErrorCatcher catcher,
         ProbeLoopHealth loop,
         TimeoutPipeline pipeline,
         IEnumerable<IMuxWatchStatusSection> sections,

@@ -31,4 +31,7 @@ public sealed record ServerPollingStatus(
 
     /// <summary>Since when the witness has gone unanswered (a silence running), or could not reach the server; null while it is answered.</summary>
     public DateTimeOffset? WitnessSilentSince { get; init; }
+
+    /// <summary>Why MuxWatch's witness has no connection to the server: its TLS certificate was refused (checked as the poller checks it); null otherwise.</summary>
+    public string? WitnessRefused { get; init; }
 }

@@ -6,7 +6,10 @@ namespace MuxWatch.Pipeline;
 /// <summary>
 /// Adds what this process's runtime did over the wait (GC pauses, CPU, late wakes of MuxWatch's dedicated
 /// thread), so that the rules can name a cause in the app beyond the pool: <c>gc-pause</c>, <c>client-cpu</c>.
-/// In-process sources only: a posted message came from another process.
+/// In-process sources only: a posted message came from another process. The figures are differences of samples
+/// at the wait's start and end, so they lie inside the wait by construction (InTheWait's rule); the pauses of the
+/// 5 s before it are kept apart, as context, and weigh only for a connection the message says was lost (the loss,
+/// inside the wait, is the evidence; the pauses say why it happened: docs/diagnosis.md, "Evidence in the wait").
 /// </summary>
 internal sealed class RuntimeOverWaitStep(RuntimeHistory history, TimeProvider time) : ITimeoutStep
 {

@@ -31,29 +31,34 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
             return;
         }
 
-        var (from, to) = timeout.Waiting;
+        // The server's events are weighed where they overlap the wait by the one rule (InTheWait: from the wait's
+        // start less the slack the client's timer needs); how long each blocked the wait is measured on the wait itself.
+        var window = timeout.Waiting;
+        var (from, to) = window;
+        var weighedFrom = window.WeighedFrom;
         var now = time.GetUtcNow();
         if (timelines.Find(endpoint) is not { } timeline)
         {
             // A node no longer watched (a failed cluster node leaves the list once its replica took over): its
             // failures are still the failover's when a promotion on another node's timeline replaced it.
-            if (timelines.PromotionsReplacing(endpoint, from, to, now) is { Count: > 0 } replacing)
+            if (timelines.PromotionsReplacing(endpoint, weighedFrom, to, now) is { Count: > 0 } replacing)
             {
-                timeout.Diagnosis = TimelineCorrelation.Refine(before, replacing, from, to);
+                timeout.Diagnosis = window.WithAssumedNote(TimelineCorrelation.Refine(before, replacing, from, to));
             }
 
             return;
         }
 
-        var events = timeline.Overlapping(from, to, now);
-        if (timelines.PromotionsReplacing(timeline.Endpoint, from, to, now) is { Count: > 0 } promotions)
+        var events = timeline.Overlapping(weighedFrom, to, now);
+        if (timelines.PromotionsReplacing(timeline.Endpoint, weighedFrom, to, now) is { Count: > 0 } promotions)
         {
             events = [.. events, .. promotions]; // this node failed over: the promotion is on its replica's timeline
         }
 
         var refined = TimelineCorrelation.Refine(before, events, from, to);
         var waited = timeout.Report.Kind is not (RedisErrorKind.ConnectionFailure or RedisErrorKind.NoConnection);
-        timeout.Diagnosis = WitnessCorrelation.Refine(refined, Witnessed(timeline, from, to, now), from, to, waited, timeout.LiveCounters?.LastSeenConnected);
+        timeout.Diagnosis = window.WithAssumedNote(
+            WitnessCorrelation.Refine(refined, Witnessed(timeline, from, to, now), from, to, waited, timeout.LiveCounters?.LastSeenConnected, timeout.Report.FailureType));
         if (timeline.CompleteThrough is not { } through || through < to)
         {
             timeout.AwaitTimeline(timeline.Endpoint); // the pipeline holds it and asks for the endpoint's next poll

@@ -10,18 +10,21 @@ namespace MuxWatch.Pipeline;
 /// starvation that was there first (a cause) from starvation that arose while replies did not come
 /// (a consequence). In-process sources only: a posted message came from another process's pool.
 /// </summary>
+/// <remarks>
+/// The pool is a state sampled every probe cycle, not an event with a span: its state as the wait began is the
+/// newest sample at or before the start, when it is no older than two probe intervals and the slack of the one
+/// rule (<see cref="Diagnosis.InTheWait.Slack"/>); an older one is not read at all. It only ever lowers a
+/// starvation seen in the message (one that arose during the wait is a possible consequence), or confirms one.
+/// </remarks>
 internal sealed class ThreadPoolBeforeWaitStep(ThreadPoolHistory history, IOptions<MuxWatchOptions> options) : ITimeoutStep
 {
-    /// <summary>How far before the wait a sample may be: two probe intervals at the default, and a second of slack.</summary>
-    private static readonly TimeSpan Slack = TimeSpan.FromSeconds(1);
-
     public TimeoutStepStage Stage => TimeoutStepStage.Enrich;
 
     public void Apply(TimeoutContext timeout)
     {
         if (TimeoutSources.IsInProcess(timeout.Observation.Source))
         {
-            timeout.ThreadPoolBeforeWait = history.At(timeout.Waiting.From, 2 * options.Value.ProbeInterval + Slack);
+            timeout.ThreadPoolBeforeWait = history.At(timeout.Waiting.From, 2 * options.Value.ProbeInterval + Diagnosis.InTheWait.Slack);
         }
     }
 }

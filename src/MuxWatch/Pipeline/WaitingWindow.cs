@@ -16,6 +16,26 @@ public readonly record struct WaitingWindow(DateTimeOffset From, DateTimeOffset 
     /// <summary>The window of a message with neither a timeout nor an elapsed figure (a connection failure, 1.x): the client's default timeout.</summary>
     internal static readonly TimeSpan Default = TimeSpan.FromSeconds(5);
 
+    /// <summary>How the window was taken from the message.</summary>
+    internal WaitBasis Basis { get; init; }
+
+    /// <summary>Where evidence starts to be weighed: <see cref="From"/> less <see cref="Diagnosis.InTheWait.Slack"/>.</summary>
+    internal DateTimeOffset WeighedFrom => From - DateTimeOffset.MinValue > Diagnosis.InTheWait.Slack ? From - Diagnosis.InTheWait.Slack : DateTimeOffset.MinValue;
+
+    /// <summary>
+    /// The note a diagnosis carries when the message gave no wait and evidence with a time was weighed over an
+    /// assumed one; null when the message gave it.
+    /// </summary>
+    internal string? AssumedNote => Basis == WaitBasis.Assumed
+        ? $"the message gives no wait (no elapsed time, no timeout): evidence with a time was weighed over the {Default.TotalSeconds:0} s before it was caught (the client's default timeout), so an event in that span may be older than the request"
+        : null;
+
+    /// <summary><paramref name="diagnosis"/> with <see cref="AssumedNote"/> when the wait was assumed (once, whatever the step runs again).</summary>
+    internal TimeoutDiagnosis WithAssumedNote(TimeoutDiagnosis diagnosis) =>
+        AssumedNote is { } note && !diagnosis.Evidence.Any(e => e.Text == note)
+            ? diagnosis with { Evidence = [.. diagnosis.Evidence, Evidence.Note(note)] }
+            : diagnosis;
+
     /// <summary>
     /// From the catch back by the message's elapsed figure (async) or its timeout (sync), to the catch;
     /// <see cref="Default"/> when it has neither (or one beyond a day, which no real client writes).
@@ -24,6 +44,20 @@ public readonly record struct WaitingWindow(DateTimeOffset From, DateTimeOffset 
     {
         ArgumentNullException.ThrowIfNull(report);
         var span = report.WaitedFor ?? Default;
-        return new(caught - DateTimeOffset.MinValue > span ? caught - span : DateTimeOffset.MinValue, caught);
+        var basis = report.WaitedFor is null ? WaitBasis.Assumed : report.ElapsedMilliseconds is not null ? WaitBasis.Elapsed : WaitBasis.Timeout;
+        return new(caught - DateTimeOffset.MinValue > span ? caught - span : DateTimeOffset.MinValue, caught) { Basis = basis };
     }
+}
+
+/// <summary>How a request's wait was taken from its message.</summary>
+internal enum WaitBasis
+{
+    /// <summary>Neither given: the client's default timeout before the catch (<see cref="WaitingWindow.Default"/>).</summary>
+    Assumed,
+
+    /// <summary>The message's elapsed figure (async timeouts, 2.x on).</summary>
+    Elapsed,
+
+    /// <summary>The message's timeout (sync timeouts, which wait that long).</summary>
+    Timeout,
 }

@@ -7,7 +7,7 @@ namespace MuxWatch.Sources;
 /// Exports the catcher's counts each cycle: what it dropped (<c>muxwatch_capture_dropped_total</c>: drops are
 /// never silent) and the error replies it counted (<c>muxwatch_error_replies_total</c>).
 /// </summary>
-internal sealed class CaptureQueueProbe(FirstChanceTimeoutCatcher catcher, MuxWatchMetrics metrics) : IPeriodicProbe
+internal sealed class CaptureQueueProbe(FirstChanceRedisErrorCatcher catcher, MuxWatchMetrics metrics) : IPeriodicProbe
 {
     public string Name => "capture";
 

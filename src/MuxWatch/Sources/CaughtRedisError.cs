@@ -1,7 +1,7 @@
 using MuxWatch.Model;
 namespace MuxWatch.Sources;
 
-/// <summary>A Redis exception seen by <see cref="FirstChanceTimeoutCatcher"/>, with the time it was thrown.</summary>
+/// <summary>A Redis exception seen by <see cref="FirstChanceRedisErrorCatcher"/>, with the time it was thrown.</summary>
 /// <param name="Exception">The exception object.</param>
 /// <param name="Time">When it was thrown.</param>
 /// <param name="ThreadPool">The thread pool when it was thrown: older clients, and every client on .NET Core before 2.x, leave it out of the message.</param>

@@ -1,4 +1,3 @@
-using System.Net;
 using System.Net.Sockets;
 using MuxWatch.Model;
 using MuxWatch.State;
@@ -60,11 +59,11 @@ internal sealed class EndpointWitness : IDisposable
     private bool _unreachable;
     private double _typicalRoundTripMs = 1;
 
-    /// <summary>Creates the witness of <paramref name="timeline"/>'s endpoint at <paramref name="address"/>; TLS when <paramref name="tlsHost"/> is given.</summary>
-    public EndpointWitness(ServerTimeline timeline, EndPoint address, string? tlsHost, TimeProvider time)
+    /// <summary>Creates the witness of <paramref name="timeline"/>'s endpoint at <paramref name="target"/>'s address; TLS when it names a host.</summary>
+    public EndpointWitness(ServerTimeline timeline, WitnessTarget target, TimeProvider time)
     {
         _timeline = timeline;
-        _connector = new WitnessConnector(address, tlsHost, time);
+        _connector = new WitnessConnector(target, time);
         _time = time;
     }
 
@@ -246,6 +245,7 @@ internal sealed class EndpointWitness : IDisposable
 
     private void Connected(DateTimeOffset now, WitnessConnection connection)
     {
+        _timeline.NoteWitnessRefused(null);
         _connection = connection;
         _everConnected = true;
         _nextSend = now;
@@ -261,6 +261,11 @@ internal sealed class EndpointWitness : IDisposable
     private void Failed(DateTimeOffset now, Exception? failure)
     {
         _nextConnect = now + ReconnectEvery;
+        if (failure is System.Security.Authentication.AuthenticationException refused)
+        {
+            // The server's certificate failed the check the poller applies: no witness, said on /api/events.
+            _timeline.NoteWitnessRefused("TLS: the server's certificate was refused: " + refused.Message);
+        }
 
         // Only a server that answered before and now refuses or resets counts as gone: a connection never
         // made (a client certificate wanted, a name not resolved yet) or refused by TLS is no witness at all.

@@ -11,7 +11,7 @@ namespace MuxWatch.Sources;
 /// Starts the first-chance catcher and submits what it caught to the pipeline, off the app's threads.
 /// </summary>
 internal sealed partial class TimeoutCaptureService(
-    FirstChanceTimeoutCatcher catcher,
+    FirstChanceRedisErrorCatcher catcher,
     TimeoutPipeline pipeline,
     IOptions<MuxWatchOptions> options,
     ILogger<TimeoutCaptureService> logger) : BackgroundService

@@ -1,6 +1,7 @@
 using System.Net;
 using System.Net.Security;
 using System.Net.Sockets;
+using MuxWatch.State;
 
 namespace MuxWatch.Sources;
 
@@ -13,8 +14,9 @@ namespace MuxWatch.Sources;
 /// the app's pool is starved, exactly when the witness is needed. TCP, TLS, or a Unix socket's path, as the app's
 /// client reaches the server.
 /// </summary>
-internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimeProvider time) : IDisposable
+internal sealed class WitnessConnector(WitnessTarget target, TimeProvider time) : IDisposable
 {
+
     /// <summary>How long a connect may take (the TLS handshake after it has its sockets' timeouts).</summary>
     internal static readonly TimeSpan ConnectTimeout = TimeSpan.FromSeconds(2);
 
@@ -57,11 +59,11 @@ internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimePr
 
             _resolving = null;
             return resolving.IsCompletedSuccessfully && resolving.Result.Length > 0
-                ? Start(new IPEndPoint(resolving.Result[0], ((DnsEndPoint)address).Port))
+                ? Start(new IPEndPoint(resolving.Result[0], ((DnsEndPoint)target.Address).Port))
                 : new WitnessConnectOutcome(null, resolving.Exception?.InnerException);
         }
 
-        switch (address)
+        switch (target.Address)
         {
             case IPEndPoint ip:
                 return Start(ip);
@@ -87,14 +89,14 @@ internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimePr
     }
 
     /// <summary>Starts a non-blocking connect, looked at on the next ticks.</summary>
-    private WitnessConnectOutcome? Start(EndPoint target)
+    private WitnessConnectOutcome? Start(EndPoint endpoint)
     {
-        var socket = target is UnixDomainSocketEndPoint
+        var socket = endpoint is UnixDomainSocketEndPoint
             ? new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified) { Blocking = false }
-            : new Socket(target.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true, Blocking = false };
+            : new Socket(endpoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true, Blocking = false };
         try
         {
-            socket.Connect(target);
+            socket.Connect(endpoint);
         }
         catch (SocketException ex) when (ex.SocketErrorCode is SocketError.WouldBlock or SocketError.InProgress)
         {
@@ -143,9 +145,9 @@ internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimePr
             return new WitnessConnectOutcome(null, failure);
         }
 
-        if (tlsHost is { } host)
+        if (target.TlsHost is { } host)
         {
-            _handshake = new TlsHandshake(socket, host, time);
+            _handshake = new TlsHandshake(socket, host, target.CertificateCheck, time);
             return null; // looked at on the next ticks
         }
 
@@ -168,12 +170,12 @@ internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimePr
         private WitnessConnectOutcome? _outcome;
         private int _abandoned;
 
-        public TlsHandshake(Socket socket, string host, TimeProvider time)
+        public TlsHandshake(Socket socket, string host, RemoteCertificateValidationCallback? certificateCheck, TimeProvider time)
         {
             _socket = socket;
             _time = time;
             _started = time.GetTimestamp();
-            new Thread(() => Run(host)) { IsBackground = true, Name = "MuxWatch witness TLS" }.Start();
+            new Thread(() => Run(host, certificateCheck)) { IsBackground = true, Name = "MuxWatch witness TLS" }.Start();
         }
 
         /// <summary>The handshake's outcome once over, a timeout past <see cref="ConnectTimeout"/>, or null while under way.</summary>
@@ -200,7 +202,7 @@ internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimePr
             _socket.Dispose();
         }
 
-        private void Run(string host)
+        private void Run(string host, RemoteCertificateValidationCallback? certificateCheck)
         {
             WitnessConnectOutcome outcome;
             try
@@ -210,10 +212,10 @@ internal sealed class WitnessConnector(EndPoint address, string? tlsHost, TimePr
                 _socket.SendTimeout = 500;
                 var tls = new SslStream(new NetworkStream(_socket, ownsSocket: true), leaveInnerStreamOpen: false);
 
-                // Nothing secret is sent on this connection, only PING: see EndpointWitness's remarks.
-#pragma warning disable CA5359 // the witness measures whether the server answers; it sends no credential to protect
-                tls.AuthenticateAsClient(new SslClientAuthenticationOptions { TargetHost = host, RemoteCertificateValidationCallback = static (_, _, _, _) => true });
-#pragma warning restore CA5359
+                // Checked as the connection that polls the endpoint checks it (the target's configured CA for a connection
+                // MuxWatch makes; .NET's own check, the system's roots and the name, for one cloned from an app's): nothing
+                // secret is sent here, but a forged reply would mislead the diagnosis. Refused: no witness, never "unreachable".
+                tls.AuthenticateAsClient(new SslClientAuthenticationOptions { TargetHost = host, RemoteCertificateValidationCallback = certificateCheck });
                 _socket.ReceiveTimeout = 200;
                 outcome = new WitnessConnectOutcome(new WitnessConnection(_socket, tls), null);
             }

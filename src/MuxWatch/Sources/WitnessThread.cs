@@ -278,7 +278,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         {
             if (wanted && timeline.Witness is { } target && !_witnesses.ContainsKey(timeline))
             {
-                _witnesses[timeline] = new EndpointWitness(timeline, target.Address, target.TlsHost, _time);
+                _witnesses[timeline] = new EndpointWitness(timeline, target, _time);
             }
         }
 

@@ -30,11 +30,9 @@ public sealed partial class ServerTimeline
     private long _dropped;
     private IReadOnlySet<string>? _clusterMembers;
     private volatile bool _pollWanted;
-    private WitnessTarget? _witnessTarget;
 
     private IReadOnlyList<string> _droppedValues = [];
 
-    private readonly WitnessAnswers _answers = new(MaxWitnessAnswers);
 
     /// <summary>Creates the timeline of <paramref name="endpoint"/>, keeping events for <paramref name="retention"/>.</summary>
     internal ServerTimeline(string endpoint, TimeSpan retention)
@@ -91,35 +89,8 @@ public sealed partial class ServerTimeline
     internal void NoteClusterMembers(IReadOnlyCollection<string> members) =>
         Volatile.Write(ref _clusterMembers, members.ToHashSet(StringComparer.OrdinalIgnoreCase));
 
-    /// <summary>
-    /// Where MuxWatch's witness (a plain connection of its own, on a dedicated thread) reaches this endpoint's
-    /// server, and the name its TLS handshake gives (null: no TLS). Set by the probe package that polls the
-    /// endpoint; the witness starts once it is set and stops when the timeline is removed.
-    /// </summary>
-    public void WitnessAt(System.Net.EndPoint address, string? tlsHost)
-    {
-        ArgumentNullException.ThrowIfNull(address);
-        Volatile.Write(ref _witnessTarget, new WitnessTarget(address, tlsHost));
-    }
-
-    /// <summary>Where the witness reaches the server; null until <see cref="WitnessAt"/>.</summary>
-    internal WitnessTarget? Witness => Volatile.Read(ref _witnessTarget);
-
     /// <summary>Asks for the next poll to come soon (a timeout waits for it); the next completed poll answers it.</summary>
     internal void RequestPoll() => _pollWanted = true;
-
-    /// <summary>
-    /// Notes that MuxWatch's own connection (the witness) got a prompt answer to a PING sent at
-    /// <paramref name="sent"/>: the server was answering then. Not an event (there is one a second); the last
-    /// <see cref="MaxWitnessAnswers"/> are kept for the correlator.
-    /// </summary>
-    internal void NoteAnswered(DateTimeOffset sent, DateTimeOffset answered) => _answers.Note(sent, answered);
-
-    /// <summary>The witness's prompt answers to PINGs sent at or after <paramref name="from"/> and answered by <paramref name="to"/>, oldest first.</summary>
-    internal IReadOnlyList<WitnessAnswer> AnsweredWithin(DateTimeOffset from, DateTimeOffset to) => _answers.Within(from, to);
-
-    /// <summary>The latest prompt answer the witness got at or before <paramref name="time"/>; null when none is kept.</summary>
-    internal DateTimeOffset? LastAnsweredBefore(DateTimeOffset time) => _answers.LastBefore(time);
 
     /// <summary>Events dropped to keep within <see cref="MaxEvents"/>.</summary>
     internal long DroppedEvents => Interlocked.Read(ref _dropped);
@@ -353,6 +324,7 @@ public sealed partial class ServerTimeline
                 WitnessRoundTripMs = _answers.Last is { } last ? (last.Answered - last.Sent).TotalMilliseconds : null,
                 WitnessSilentSince = _running.TryGetValue(ServerEventKind.Silence, out var silence) ? silence.Start
                     : _running.TryGetValue(ServerEventKind.Unreachable, out var gone) ? gone.Start : null,
+                WitnessRefused = Volatile.Read(ref _witnessRefused),
             };
         }
     }
@@ -391,8 +363,3 @@ public sealed partial class ServerTimeline
         }
     }
 }
-
-/// <summary>Where the witness reaches an endpoint's server.</summary>
-/// <param name="Address">The server's address.</param>
-/// <param name="TlsHost">The name the TLS handshake gives; null without TLS.</param>
-internal sealed record WitnessTarget(System.Net.EndPoint Address, string? TlsHost);

@@ -7,6 +7,7 @@ namespace MuxWatch.Tests.Live;
 /// still named, and every timeout says why no code is. What is tested is MuxWatch's own capture, not the client,
 /// so these run on the default client only (the capture itself is tested on both in StallDiagnosisLiveTests).
 /// </summary>
+[TakesMinutes]
 public sealed class PoolStackCaptureUnavailableTests : IAsyncLifetime
 {
     private RedisServer _redis = null!;

@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
+using System.Security.Cryptography.X509Certificates;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -16,6 +17,7 @@ namespace MuxWatch.Tests.Live;
 /// socket too, and an app on one whose server stops.
 /// </summary>
 [Trait("Category", "LiveProbe")]
+[TakesMinutes]
 public sealed class WitnessLiveTests
 {
     [Fact]
@@ -56,13 +58,26 @@ public sealed class WitnessLiveTests
     }
 
     [Fact]
-    public async Task A_tls_only_server_answers_the_witness()
+    public async Task A_tls_only_server_answers_the_witness_whose_certificate_check_trusts_its_ca_and_no_other()
     {
         await using var redis = await TlsRedisServer.StartAsync();
-        using var witnessing = Witnessing(redis.EndPoint, tlsHost: "localhost");
+        var trusted = new X509Certificate2Collection();
+        trusted.ImportFromPemFile(redis.CaFile);
+        using var witnessing = Witnessing(IPEndPoint.Parse(redis.EndPoint), redis.EndPoint, tlsHost: "localhost",
+            new MuxWatch.StackExchangeRedis.TlsCheck(trusted, "TrustedCaFile").Validate);
+        // .NET's own check (the system's roots), as for an app's multiplexer: the test CA is not among them.
+        using var systemRootsOnly = Witnessing(IPEndPoint.Parse(redis.EndPoint), redis.EndPoint + "#2", tlsHost: "localhost");
 
         await Eventually.UntilAsync(() => witnessing.Timeline.Status().WitnessAnsweredAt is not null, "the witness answered over TLS");
         Assert.True(witnessing.Timeline.Status().WitnessRoundTripMs < 100);
+        Assert.Null(witnessing.Timeline.Status().WitnessRefused);
+
+        // A certificate refused is no witness, said as such, never an unreachable (or silent) server.
+        await Eventually.UntilAsync(() => systemRootsOnly.Timeline.Status().WitnessRefused is not null, "the witness's refusal of a certificate no trusted CA signed");
+        Assert.StartsWith("TLS: the server's certificate was refused: ", systemRootsOnly.Timeline.Status().WitnessRefused, StringComparison.Ordinal);
+        Assert.Null(systemRootsOnly.Timeline.Status().WitnessAnsweredAt);
+        Assert.Null(systemRootsOnly.Timeline.Status().WitnessSilentSince);
+        Assert.DoesNotContain(systemRootsOnly.Timeline.Events(), e => e.Kind is ServerEventKind.Unreachable or ServerEventKind.Silence);
     }
 
     [Theory]
@@ -249,12 +264,12 @@ public sealed class WitnessLiveTests
 
     private static Witnessed Witnessing(string endpoint, string? tlsHost) => Witnessing(IPEndPoint.Parse(endpoint), endpoint, tlsHost);
 
-    private static Witnessed Witnessing(EndPoint address, string name, string? tlsHost = null)
+    private static Witnessed Witnessing(EndPoint address, string name, string? tlsHost = null, System.Net.Security.RemoteCertificateValidationCallback? certificateCheck = null)
     {
         var options = Options.Create(new MuxWatchOptions());
         var timelines = new ServerTimelines(options);
         var timeline = timelines.GetOrAdd(name);
-        timeline.WitnessAt(address, tlsHost);
+        timeline.WitnessAt(address, tlsHost, certificateCheck);
         var thread = new WitnessThread(timelines, new RuntimeHistory(), TimeProvider.System, options);
         thread.StartAsync(CancellationToken.None).GetAwaiter().GetResult();
         return new Witnessed(timeline, thread);

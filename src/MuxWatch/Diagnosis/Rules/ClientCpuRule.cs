@@ -5,7 +5,7 @@ using static MuxWatch.Diagnosis.Rules.Figures;
 namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>
-/// Rule 5b, the client short of CPU: the machine's (<c>Local-CPU</c>, 1.x and early 2.x) or, in-process,
+/// The client short of CPU: the machine's (<c>Local-CPU</c>, 1.x and early 2.x) or, in-process,
 /// this process's over the wait (its CPU time against the cores it has, or MuxWatch's sleeping thread woken
 /// late: the process waited for a CPU, as under a container's CPU limit). Near saturation nothing of the
 /// client runs on time. Left to <c>gc-pause</c> when collections explain the wait (they use the CPU too).

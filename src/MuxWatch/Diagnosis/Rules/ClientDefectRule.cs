@@ -3,7 +3,7 @@ using MuxWatch.Model;
 namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>
-/// Rule 4c, a known defect of the client version that wrote the message, with its symptom in the message:
+/// A known defect of the client version that wrote the message, with its symptom in the message:
 /// the maintainers' answer is to upgrade (<see cref="ClientDefects"/>).
 /// </summary>
 internal sealed class ClientDefectRule : IDiagnosisRule

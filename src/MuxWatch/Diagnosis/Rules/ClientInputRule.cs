@@ -3,7 +3,7 @@ using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
 
-/// <summary>Rule 7, replies received but not read: <c>in</c>, <c>in-pipe</c>, and thread theft (the reader running a caller's continuation).</summary>
+/// <summary>Replies received but not read: <c>in</c>, <c>in-pipe</c>, and thread theft (the reader running a caller's continuation).</summary>
 internal sealed class ClientInputRule : IDiagnosisRule
 {
     public void Apply(DiagnosisInput input, Findings found)
@@ -13,7 +13,7 @@ internal sealed class ClientInputRule : IDiagnosisRule
         {
             if (report.Number(name) is { } bytes && bytes > 0)
             {
-                // A few KB arriving from a managed cache reached over the network are the round trip's (rule 9c).
+                // A few KB arriving from a managed cache reached over the network are the round trip's (ManagedCloudRule).
                 var clear = (name == "in-pipe" || bytes >= Thresholds.ClearInputBytes) && !ManagedCloudEndpoint.IsLatencyToProvider(report);
                 found.Add(TimeoutCause.ClientInputBacklog, clear ? EvidenceWeight.Clear : EvidenceWeight.Weak, $"{name}={Format(bytes)}: reply bytes received but not yet processed", name);
             }

@@ -3,7 +3,7 @@ using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
 
-/// <summary>Rule 1, connection loss: <c>conn-sec: n/a</c>, a reader that never started, no connection, a backlog timeout, a failed connect.</summary>
+/// <summary>Connection loss: <c>conn-sec: n/a</c>, a reader that never started, no connection, a backlog timeout, a failed connect.</summary>
 internal sealed class ConnectionRule : IDiagnosisRule
 {
     public void Apply(DiagnosisInput input, Findings found)

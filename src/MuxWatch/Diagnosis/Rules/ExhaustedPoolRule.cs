@@ -3,7 +3,7 @@ using static MuxWatch.Diagnosis.Rules.Figures;
 namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>
-/// Rule 2b, the pool's absolute size: a hundred or more worker threads busy is thread exhaustion whatever
+/// The pool's absolute size: a hundred or more worker threads busy is thread exhaustion whatever
 /// the minimum (an app that raised its minimum to 1024 and holds 284 threads is not healthy because 284 is
 /// below 1024), above all when most calls are synchronous (<c>sync-ops</c> against <c>async-ops</c>): blocked
 /// callers hold the threads. The maintainers' reading (issues #2236: Busy=284 against Min=1024; #2540:

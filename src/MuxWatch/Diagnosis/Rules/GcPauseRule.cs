@@ -4,7 +4,7 @@ using MuxWatch.Model;
 namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>
-/// Rule 5a, the app itself paused (in-process only): blocking garbage collections stopped every thread of
+/// The app itself paused (in-process only): blocking garbage collections stopped every thread of
 /// the process for a share of the wait (<c>GC.GetTotalPauseDuration</c> over it). The server answered; nothing
 /// of the client ran to read it, so the unread bytes (<c>in</c>), a busy pool or a missed heartbeat that
 /// the message shows are the pause's doing.

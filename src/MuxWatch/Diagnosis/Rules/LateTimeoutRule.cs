@@ -4,7 +4,7 @@ using static MuxWatch.Diagnosis.Rules.Figures;
 namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>
-/// Rule 9, an async timeout noticed far later than its timeout (<c>20969ms elapsed, timeout is 2000ms</c>): the
+/// An async timeout noticed far later than its timeout (<c>20969ms elapsed, timeout is 2000ms</c>): the
 /// client checks async timeouts on a timer that needs a pool thread, so a check many timeouts late says
 /// the pool was exhausted (a maintainer's reading in #1092) or, with commands queued unwritten, that the
 /// writer or the connection was stuck for that long.

@@ -4,7 +4,7 @@ using static MuxWatch.Diagnosis.Rules.Figures;
 namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>
-/// Rule 9b, a loaded machine: with nothing clearer found, a few dozen worker threads busy below a minimum the
+/// A loaded machine: with nothing clearer found, a few dozen worker threads busy below a minimum the
 /// app raised means the pool was not holding work back, so those threads were running: the app's machine was
 /// busy and did not get to the reply (<c>client-cpu</c>, clear). The maintainers' reading: "the Busy=22 ...
 /// indicates a bit of load built up on that machine" (issue #675), "your CPU was very busy processing

@@ -4,7 +4,7 @@ using static MuxWatch.Diagnosis.Rules.Figures;
 namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>
-/// Rule 9c, a managed cache reached over the network with a modest pool and a few KB arriving
+/// A managed cache reached over the network with a modest pool and a few KB arriving
 /// (<see cref="ManagedCloudEndpoint"/>): the round trip to the provider, not the pool, is the reading
 /// (<c>server-stall</c>, clear: the server or the network did not answer in time). The pool's few threads
 /// over its minimum and the few KB unread are held weakly by their rules in this case.

@@ -3,7 +3,7 @@ using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
 
-/// <summary>Rule 2, starvation from the message: <c>WORKER</c>/<c>IOCP</c> busy against their minimum, <c>POOL</c> queued items, 2.x's <c>mgr</c>.</summary>
+/// <summary>Starvation from the message: <c>WORKER</c>/<c>IOCP</c> busy against their minimum, <c>POOL</c> queued items, 2.x's <c>mgr</c>.</summary>
 internal sealed class MessageThreadPoolRule : IDiagnosisRule
 {
     public void Apply(DiagnosisInput input, Findings found)
@@ -17,9 +17,9 @@ internal sealed class MessageThreadPoolRule : IDiagnosisRule
             if (tuple?.Part("Busy") is { } busy && tuple.Part("Min") is { } min && Starvation.Of(busy, min, queued) is { } strong)
             {
                 // A modest pool in front of a managed cache reached over the network: the round trip to the
-                // provider is the maintainers' first reading, not a dozen threads over a minimum of 2 (rule 9c).
+                // provider is the maintainers' first reading, not a dozen threads over a minimum of 2 (ManagedCloudRule).
                 strong &= !ManagedCloudEndpoint.IsLatencyToProvider(report);
-                var why = !strong && busy - min >= Thresholds.StrongStarvationExcess ? $"{Format(busy - min)} over the minimum, but {Format(busy)} busy is a modest pool in front of a managed cache reached over the network (rule 9c)"
+                var why = !strong && busy - min >= Thresholds.StrongStarvationExcess ? $"{Format(busy - min)} over the minimum, but {Format(busy)} busy is a modest pool in front of a managed cache reached over the network (ManagedCloudRule)"
                     : busy - min >= Thresholds.StrongStarvationExcess ? $"{Format(busy - min)} over the minimum, work waited seconds for threads"
                     : busy <= min ? $"every thread up to the minimum busy with {Format(queued)} work items queued: from here the pool adds one thread about every 500 ms"
                     : strong ? $"{Format(busy - min)} over the minimum with {Format(queued)} work items queued"

@@ -3,7 +3,7 @@ using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
 
-/// <summary>Rule 6, a large payload: KiB moved while waiting, a large reply or pipe, a full socket buffer (or, with the pool above its minimum, a reader waiting for a thread).</summary>
+/// <summary>A large payload: KiB moved while waiting, a large reply or pipe, a full socket buffer (or, with the pool above its minimum, a reader waiting for a thread).</summary>
 internal sealed class PayloadRule : IDiagnosisRule
 {
     public void Apply(DiagnosisInput input, Findings found)

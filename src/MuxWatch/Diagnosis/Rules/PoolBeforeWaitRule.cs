@@ -3,7 +3,7 @@ using MuxWatch.Model;
 namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>
-/// Rule 4, starvation already there before the request started waiting (MuxWatch's sample): every reply
+/// Starvation already there before the request started waiting (MuxWatch's sample): every reply
 /// then waited for a thread, whatever the pool looked like by the time the message was written.
 /// </summary>
 internal sealed class PoolBeforeWaitRule : IDiagnosisRule

@@ -2,7 +2,7 @@ using MuxWatch.Model;
 
 namespace MuxWatch.Diagnosis.Rules;
 
-/// <summary>Rule 3, starvation from MuxWatch's own sample at the catch, for messages without pool figures (1.x on .NET Core).</summary>
+/// <summary>Starvation from MuxWatch's own sample at the catch, for messages without pool figures (1.x on .NET Core).</summary>
 internal sealed class SampledThreadPoolRule : IDiagnosisRule
 {
     public void Apply(DiagnosisInput input, Findings found)

@@ -4,7 +4,7 @@ using static MuxWatch.Diagnosis.Rules.Figures;
 namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>
-/// Rule 10, the server did not answer: requests sent and unanswered (<c>qs</c>, or the live counters where
+/// The server did not answer: requests sent and unanswered (<c>qs</c>, or the live counters where
 /// 3.x writes 0), nothing arrived. It holds only when the client was able to read and nothing large was in
 /// the way: a starved pool, a busy reader or a big reply explains unanswered requests as well (weak
 /// evidence of those does not: Busy one over Min cannot hold a reply for seconds).

@@ -49,7 +49,7 @@ internal static class Thresholds
     /// </summary>
     public const int OverridingStarvationQueuedItems = 100;
 
-    /// <summary>Worker threads busy from which the pool counts as exhausted whatever its minimum (rule 2b): "a hundred or so".</summary>
+    /// <summary>Worker threads busy from which the pool counts as exhausted whatever its minimum (ExhaustedPoolRule): "a hundred or so".</summary>
     public const int ExhaustedWorkerThreads = 100;
 
     /// <summary>A pool minimum from which it counts as raised by the app (the default is the core count).</summary>

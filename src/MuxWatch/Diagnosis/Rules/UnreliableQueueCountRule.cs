@@ -3,7 +3,7 @@ using MuxWatch.Model;
 namespace MuxWatch.Diagnosis.Rules;
 
 /// <summary>
-/// Rule 11, the last: 3.x writes <c>qs: 0</c> while replies are awaited (measured on 3.4.35). With nothing
+/// The last: 3.x writes <c>qs: 0</c> while replies are awaited (measured on 3.4.35). With nothing
 /// arrived and nothing else to blame, the server not answering is still the likeliest reading, held weakly.
 /// </summary>
 internal sealed class UnreliableQueueCountRule : IDiagnosisRule

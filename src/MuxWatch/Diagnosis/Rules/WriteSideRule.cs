@@ -3,7 +3,7 @@ using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
 
-/// <summary>Rule 8, a write backlog: a write timeout, commands queued unwritten (<c>qu</c>, or the live counters), connections waiting for the writer.</summary>
+/// <summary>A write backlog: a write timeout, commands queued unwritten (<c>qu</c>, or the live counters), connections waiting for the writer.</summary>
 internal sealed class WriteSideRule : IDiagnosisRule
 {
     public void Apply(DiagnosisInput input, Findings found)

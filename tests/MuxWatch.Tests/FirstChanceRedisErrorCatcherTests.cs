@@ -3,7 +3,7 @@ using MuxWatch.Testing;
 
 namespace MuxWatch.Tests;
 
-public sealed class FirstChanceTimeoutCatcherTests
+public sealed class FirstChanceRedisErrorCatcherTests
 {
     private const string Message = "Timeout performing GET key (5000ms), inst: 0, qu: 0, qs: 1, in: 0, serverEndpoint: 127.0.0.1:6379";
 
@@ -24,7 +24,7 @@ public sealed class FirstChanceTimeoutCatcherTests
     [Fact]
     public async Task A_timeout_rethrown_across_awaits_is_caught_once()
     {
-        using var catcher = new FirstChanceTimeoutCatcher(TimeProvider.System);
+        using var catcher = new FirstChanceRedisErrorCatcher(TimeProvider.System);
         catcher.Start();
         var timeout = RealRedisExceptions.Timeout(Message);
 
@@ -43,7 +43,7 @@ public sealed class FirstChanceTimeoutCatcherTests
     [Fact]
     public async Task One_exception_delivered_to_six_waiting_calls_is_one_failure()
     {
-        using var catcher = new FirstChanceTimeoutCatcher(TimeProvider.System);
+        using var catcher = new FirstChanceRedisErrorCatcher(TimeProvider.System);
         catcher.Start();
         var shared = RealRedisExceptions.Timeout(Message);
         var failed = new TaskCompletionSource();
@@ -70,7 +70,7 @@ public sealed class FirstChanceTimeoutCatcherTests
     [Fact]
     public async Task Exceptions_of_other_types_are_not_queued()
     {
-        using var catcher = new FirstChanceTimeoutCatcher(TimeProvider.System);
+        using var catcher = new FirstChanceRedisErrorCatcher(TimeProvider.System);
         catcher.Start();
         var marker = RealRedisExceptions.Timeout(Message);
 
@@ -97,7 +97,7 @@ public sealed class FirstChanceTimeoutCatcherTests
     [Fact]
     public void A_full_queue_drops_and_counts_instead_of_blocking()
     {
-        using var catcher = new FirstChanceTimeoutCatcher(TimeProvider.System, queueCapacity: 2);
+        using var catcher = new FirstChanceRedisErrorCatcher(TimeProvider.System, queueCapacity: 2);
         catcher.Start();
 
         for (var i = 0; i < 5; i++)
@@ -111,10 +111,10 @@ public sealed class FirstChanceTimeoutCatcherTests
     [Fact]
     public void The_sampled_thread_pool_travels_with_the_exception()
     {
-        Assert.True(FirstChanceTimeoutCatcher.IsRedisError(typeof(StackExchange.Redis.RedisTimeoutException)));
-        Assert.True(FirstChanceTimeoutCatcher.IsRedisError(typeof(StackExchange.Redis.RedisConnectionException)));
-        Assert.False(FirstChanceTimeoutCatcher.IsRedisError(typeof(TimeoutException)));
-        Assert.False(FirstChanceTimeoutCatcher.IsRedisError(typeof(StackExchange.Redis.RedisServerException)));
+        Assert.True(FirstChanceRedisErrorCatcher.IsRedisError(typeof(StackExchange.Redis.RedisTimeoutException)));
+        Assert.True(FirstChanceRedisErrorCatcher.IsRedisError(typeof(StackExchange.Redis.RedisConnectionException)));
+        Assert.False(FirstChanceRedisErrorCatcher.IsRedisError(typeof(TimeoutException)));
+        Assert.False(FirstChanceRedisErrorCatcher.IsRedisError(typeof(StackExchange.Redis.RedisServerException)));
     }
 
     private static void ThrowAndCatch(Exception exception)
@@ -152,7 +152,7 @@ public sealed class FirstChanceTimeoutCatcherTests
     /// Everything the catcher queued up to and including <paramref name="last"/>, then whatever follows
     /// it: other tests in this process throw Redis exceptions too, so callers filter what is theirs.
     /// </summary>
-    private static async Task<List<CaughtRedisError>> ReadAllQueuedAsync(FirstChanceTimeoutCatcher catcher, Exception last)
+    private static async Task<List<CaughtRedisError>> ReadAllQueuedAsync(FirstChanceRedisErrorCatcher catcher, Exception last)
     {
         using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         var caught = new List<CaughtRedisError>();

@@ -21,7 +21,7 @@ namespace MuxWatch.Sources;
 /// dropped and counted in <see cref="Dropped"/>, so a storm can never block or grow the app.
 /// Types are matched by name, so any client version loaded in the app is caught.
 /// </remarks>
-internal sealed class FirstChanceTimeoutCatcher : IDisposable
+internal sealed class FirstChanceRedisErrorCatcher : IDisposable
 {
     private static readonly ConcurrentDictionary<Type, byte> KindOfType = new();
 
@@ -36,7 +36,7 @@ internal sealed class FirstChanceTimeoutCatcher : IDisposable
     private int _started;
 
     /// <summary>Creates a catcher whose queue holds at most <paramref name="queueCapacity"/> exceptions.</summary>
-    public FirstChanceTimeoutCatcher(TimeProvider time, int queueCapacity = 10_000)
+    public FirstChanceRedisErrorCatcher(TimeProvider time, int queueCapacity = 10_000)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(queueCapacity, 1);
         _time = time ?? throw new ArgumentNullException(nameof(time));

@@ -3,7 +3,7 @@ using MuxWatch.Pipeline;
 namespace MuxWatch.Sources;
 
 /// <summary>Each cycle, settles the timeouts held for a server poll that never came in time (<c>MuxWatch:CorrelationSettleTimeout</c>).</summary>
-internal sealed class OverdueTimeoutsProbe(TimeoutPipeline pipeline) : IPeriodicProbe
+internal sealed class OverdueTimeoutSettler(TimeoutPipeline pipeline) : IPeriodicProbe
 {
     public string Name => "correlation";
 

@@ -1,14 +1,24 @@
 using Xunit;
 using Xunit.Abstractions;
+using Xunit.Sdk;
 
 namespace MuxWatch.Testing;
 
 /// <summary>
 /// Marks a test class that takes minutes (a real Prometheus paging through Alertmanager, a native publish, a cluster's
-/// failover, a series of induced stalls): <see cref="LongestFirst"/> starts it before the short ones.
+/// failover, a series of induced stalls): <see cref="LongestFirst"/> starts it before the short ones, and it carries the
+/// trait <c>Speed=Minutes</c>, which the fast loop (<c>./test.sh --fast</c>) leaves out.
 /// </summary>
 [AttributeUsage(AttributeTargets.Class)]
-public sealed class TakesMinutesAttribute : Attribute;
+[TraitDiscoverer("MuxWatch.Testing.TakesMinutesTrait", "MuxWatch.Testing")]
+public sealed class TakesMinutesAttribute : Attribute, ITraitAttribute;
+
+/// <summary>The trait of <see cref="TakesMinutesAttribute"/>: <c>Speed=Minutes</c>.</summary>
+public sealed class TakesMinutesTrait : ITraitDiscoverer
+{
+    /// <inheritdoc />
+    public IEnumerable<KeyValuePair<string, string>> GetTraits(IAttributeInfo traitAttribute) => [new("Speed", "Minutes")];
+}
 
 /// <summary>
 /// Starts the test collections marked <see cref="TakesMinutesAttribute"/> first, then the rest in name order: with two

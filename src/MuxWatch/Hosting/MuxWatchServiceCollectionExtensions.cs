@@ -75,9 +75,9 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<ITimeoutStep, MessageRulesStep>();
         services.AddSingleton(sp => new ServerTimelines(sp.GetRequiredService<IOptions<MuxWatchOptions>>(), sp.GetRequiredService<MuxWatchMetrics>()));
         services.AddSingleton<ITimeoutStep, ServerCorrelationStep>();
-        services.AddSingleton<ITimeoutStep, RuntimeReasonStep>(); // after the correlation: the runtime's word beside a starvation that stood
-        services.AddSingleton<ITimeoutStep, PoolStacksStep>(); // after it: where the starved pool's workers were
-        services.AddSingleton<ITimeoutStep, HugeKeyStep>(); // after the correlation: it names the key of a large-payload it settled on
+        services.AddSingleton<ITimeoutStep, RuntimeReasonStep>(); // the correlating steps run in TimeoutPipeline.CorrelatingOrder
+        services.AddSingleton<ITimeoutStep, PoolStacksStep>();
+        services.AddSingleton<ITimeoutStep, HugeKeyStep>();
         services.AddSingleton(sp => new RecentTimeouts(sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value.RecentTimeoutCapacity));
         services.AddSingleton<TimeoutCounts>();
         services.AddSingleton<TimeoutLogWriter>();

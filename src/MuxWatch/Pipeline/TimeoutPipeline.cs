@@ -44,7 +44,20 @@ public sealed partial class TimeoutPipeline : IDisposable
     private long _nextId;
     private long _internalFailures;
 
-    /// <summary>Creates a pipeline with <paramref name="steps"/> (run by stage, then in the order given) and <paramref name="sinks"/>.</summary>
+    /// <summary>
+    /// MuxWatch's own correlating steps, in the order they must run, in one place (each reads what the one before
+    /// settled): the server's timeline and the witness may change the cause; the runtime's own word is said beside a
+    /// starvation that stood; where the starved pool's workers were comes after it (its advice names the code); the key
+    /// of a large payload once the correlation settled on one. Steps of other stages are independent facts or the rules.
+    /// A step of the app's own runs after MuxWatch's in its stage, in the order registered.
+    /// </summary>
+    internal static readonly Type[] CorrelatingOrder =
+        [typeof(ServerCorrelationStep), typeof(RuntimeReasonStep), typeof(PoolStacksStep), typeof(HugeKeyStep)];
+
+    /// <summary>The steps as they run, the read first (for tests).</summary>
+    internal IReadOnlyList<ITimeoutStep> Steps => _steps;
+
+    /// <summary>Creates a pipeline with <paramref name="steps"/> (run by stage, MuxWatch's own correlating steps in <see cref="CorrelatingOrder"/>, the rest in the order given) and <paramref name="sinks"/>.</summary>
     /// <param name="steps">The steps after the read.</param>
     /// <param name="sinks">Where diagnosed timeouts go.</param>
     /// <param name="logger">Where a failing step or sink is logged.</param>
@@ -62,8 +75,11 @@ public sealed partial class TimeoutPipeline : IDisposable
         ArgumentNullException.ThrowIfNull(steps);
         ArgumentNullException.ThrowIfNull(sinks);
 
-        // Reading comes first, always. OrderBy is stable: steps of one stage keep their registration order.
-        _steps = [ReadStep.Instance, .. steps.Where(step => step is not ReadStep).OrderBy(step => step.Stage)];
+        // Reading comes first, always; then by stage, MuxWatch's correlating steps in their declared order, and the
+        // rest (stable sort) in the order registered.
+        _steps = [ReadStep.Instance, .. steps.Where(step => step is not ReadStep)
+            .OrderBy(step => step.Stage)
+            .ThenBy(step => Array.IndexOf(CorrelatingOrder, step.GetType()) is var rank and >= 0 ? rank : int.MaxValue)];
         _correlating = [.. _steps.Where(step => step.Stage >= TimeoutStepStage.Correlate)];
         _sinks = [.. sinks];
         _logger = (ILogger?)logger ?? NullLogger.Instance;

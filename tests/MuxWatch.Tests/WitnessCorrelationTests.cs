@@ -180,7 +180,11 @@ public sealed class WitnessCorrelationTests
         var silentInIt = WitnessCorrelation.Refine(failure, answered with { Silences = [(T0.AddSeconds(7.2), T0.AddSeconds(9))] }, from, to, waited: false, failureType: report.FailureType);
         var nobodyAsked = WitnessCorrelation.Refine(failure, new WitnessReport([], [], []), from, to, waited: false, failureType: report.FailureType);
 
+        // 3.x also reports SocketClosed in the starved pool (seen live, the server answering throughout): the pool too.
+        var socketClosed = WitnessCorrelation.Refine(failure, answered, from, to, waited: false, failureType: "SocketClosed");
+
         Assert.Equal(TimeoutCause.ThreadPoolStarvation, refined.Cause);
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, socketClosed.Cause);
         Assert.Contains(refined.EvidenceLines, line => line.StartsWith("thread-pool-starvation: not the server: MuxWatch's own connection was answered 4 times in the 5 s before this failure (the last at 03:00:07.0", StringComparison.Ordinal));
         Assert.NotEqual(TimeoutCause.ThreadPoolStarvation, silentInIt.Cause); // the server stopped answering before the failure
         Assert.Equal(TimeoutCause.ConnectionLoss, nobodyAsked.Cause);
@@ -226,7 +230,7 @@ public sealed class WitnessCorrelationTests
     }
 
     [Fact]
-    public void A_connection_the_server_or_network_closed_reads_no_answer_in_its_guessed_window()
+    public void A_socket_closed_with_no_sign_in_the_app_reads_no_answer_in_its_guessed_window()
     {
         var report = TimeoutMessageReader.Read("SocketClosed on 127.0.0.1:36983/Interactive, Idle/RanToCompletion, last: GET, origin: ReadAllAsync, outstanding: 10, last-read: 0s ago, last-write: 0s ago, keep-alive: 60s, state: ConnectedEstablished, in: 0, in-pipe: 0, last-heartbeat: 0s ago, v: 3.4.35.20751");
         var before = TimeoutDiagnoser.Diagnose(report);

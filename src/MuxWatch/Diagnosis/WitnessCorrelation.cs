@@ -151,10 +151,13 @@ internal static class WitnessCorrelation
         // failure, so the connection was dropped on the app's side (3.x drops a connection its starved pool cannot read,
         // seen live: its ConnectionDisposed failures beside a starved pool's timeouts), and the heaviest sign in the app
         // is the cause. A server that stops long enough for the client to give up on its connection leaves a silence.
-        // Only for a connection the client itself gave up on (ConnectionDisposed, or a failure that names no type): one
-        // the server or the network closed (SocketClosed, SocketFailure) is theirs whoever else they still answered.
-        if (!waited && diagnosis.Cause == TimeoutCause.ConnectionLoss && failureType is null or "ConnectionDisposed"
-            && witness.Answers.Count > 0 && !witness.Silences.Any(s => s.To >= from && s.From < to))
+        // A connection the client itself gave up on (ConnectionDisposed, or a failure that names no type) is said to be
+        // the app's even with no sign in it. One the socket reports closed (SocketClosed: 3.x reports it in a starved pool
+        // too, seen live with the server answering throughout) is the app's only beside a clear sign in the app: without
+        // one it may be the server's or a proxy's doing (CLIENT KILL, an idle timeout), and nothing is said.
+        if (!waited && diagnosis.Cause == TimeoutCause.ConnectionLoss && witness.Answers.Count > 0 && !witness.Silences.Any(s => s.To >= from && s.From < to)
+            && (failureType is null or "ConnectionDisposed"
+                || (failureType == "SocketClosed" && diagnosis.Causes.Any(c => !ServerCauses.Contains(c) && c is not TimeoutCause.ConnectionLoss and not TimeoutCause.Unknown && diagnosis.WeightOf(c) >= EvidenceWeight.Clear))))
         {
             return Answered(diagnosis, witness.Answers, from, beforeFailure: to);
         }

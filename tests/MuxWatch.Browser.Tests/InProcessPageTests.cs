@@ -150,31 +150,42 @@ public sealed class InProcessPageTests : IClassFixture<BrowserSession>, IAsyncLi
         await page.GotoAsync($"http://127.0.0.1:{_port}/muxwatch");
         await Expect(page.Locator("#pool-section")).ToBeHiddenAsync(); // nothing captured yet
 
-        // This process's pool, starved for two seconds: 40 work items block on a Task.Delay in a checkout method.
-        for (var i = 0; i < 40; i++)
+        // This process's pool, starved until the capture is seen: 40 work items block in a checkout method on a payment that
+        // the test completes at the end (a fixed two-second block ended before a capture on a loaded machine, and the test
+        // waited on an unrelated capture).
+        var paid = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        try
         {
-            ThreadPool.UnsafeQueueUserWorkItem(_ => Checkout.WaitForPayment(), null);
+            for (var i = 0; i < 40; i++)
+            {
+                ThreadPool.UnsafeQueueUserWorkItem(_ => Checkout.WaitForPayment(paid.Task), null);
+            }
+
+            await Eventually.UntilAsync(async () =>
+            {
+                using var status = JsonDocument.Parse(await _client.GetStringAsync(new Uri("/muxwatch/status", UriKind.Relative)));
+                return status.RootElement.GetProperty("poolStacks").GetProperty("captures").EnumerateArray()
+                    .Any(capture => capture.GetProperty("sites").EnumerateArray().Any(site => site.GetProperty("method").GetString()!.Contains("Checkout.WaitForPayment", StringComparison.Ordinal)));
+            }, "the starved pool's stacks captured with the checkout's", Patience);
+
+            await Expect(page.Locator("#pool-section")).ToBeVisibleAsync();
+            var site = page.Locator("#pool tr[data-blocked='true']", new() { HasText = "Checkout.WaitForPayment" });
+            await Expect(site).ToContainTextAsync("blocked via .Wait()");
+            await Expect(site).ToContainTextAsync(new System.Text.RegularExpressions.Regex(@"\d+ threads?"));
+            await Expect(page.Locator("#pool tr.capture")).ToContainTextAsync(new System.Text.RegularExpressions.Regex(@"\d+ workers?: \d+ blocked"));
+            Assert.True(errors.Count == 0, string.Join('\n', errors));
         }
-
-        await Eventually.UntilAsync(async () =>
+        finally
         {
-            using var status = JsonDocument.Parse(await _client.GetStringAsync(new Uri("/muxwatch/status", UriKind.Relative)));
-            return status.RootElement.GetProperty("poolStacks").GetProperty("captures").GetArrayLength() > 0;
-        }, "the starved pool's stacks captured", Patience);
-
-        await Expect(page.Locator("#pool-section")).ToBeVisibleAsync();
-        var site = page.Locator("#pool tr[data-blocked='true']", new() { HasText = "Checkout.WaitForPayment" });
-        await Expect(site).ToContainTextAsync("blocked via .Wait()");
-        await Expect(site).ToContainTextAsync(new System.Text.RegularExpressions.Regex(@"\d+ threads?"));
-        await Expect(page.Locator("#pool tr.capture")).ToContainTextAsync(new System.Text.RegularExpressions.Regex(@"\d+ workers?: \d+ blocked"));
-        Assert.True(errors.Count == 0, string.Join('\n', errors));
+            paid.TrySetResult(); // the pool's threads go back
+        }
     }
 
     /// <summary>A method of the app's that blocks its pool thread on a task (NoInlining: a frame of its own whatever the JIT decides).</summary>
     private static class Checkout
     {
         [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-        public static void WaitForPayment() => Task.Delay(TimeSpan.FromSeconds(2)).Wait();
+        public static void WaitForPayment(Task payment) => payment.Wait();
     }
 
     private async Task<List<JsonElement>?> TimeoutsAsync()

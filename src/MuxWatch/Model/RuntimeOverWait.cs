@@ -35,6 +35,19 @@ internal sealed record RuntimeOverWait(double WaitMs, double GcPauseMs, double C
     public int OtherAdjustments { get; init; }
 
     /// <summary>
+    /// When the starvation this wait lies in began (the pool starved at every probe sample from then to the wait's
+    /// start); null when the pool was calm, or not sampled, just before the wait.
+    /// </summary>
+    public DateTimeOffset? StarvedSince { get; init; }
+
+    /// <summary>
+    /// Times the runtime added pool threads for threads blocked on tasks in that starvation before the wait began
+    /// (from <see cref="StarvedSince"/>): it adds one as each worker blocks and none for as long as it stays blocked,
+    /// so a wait late in a long starvation may see none of its own.
+    /// </summary>
+    public int BlockingAdjustmentsBefore { get; init; }
+
+    /// <summary>
     /// True once this process has heard any of the runtime's thread-pool adjustments (it makes some from the start):
     /// its events arrive, so none for threads blocked on tasks over a wait means none happened.
     /// </summary>

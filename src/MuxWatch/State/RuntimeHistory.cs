@@ -58,9 +58,11 @@ internal sealed class RuntimeHistory
     /// newest sample at or before <paramref name="from"/> and the oldest at or after <paramref name="to"/>
     /// (or, when the catch came before the next tick, the runtime read now at <paramref name="now"/>, if that
     /// is within a tick of the catch). Null when the samples do not reach back to the start (MuxWatch
-    /// started during the wait, or the wait is older than the ring).
+    /// started during the wait, or the wait is older than the ring). With <paramref name="starvedSince"/> (the pool
+    /// starved at every sample from then to <paramref name="from"/>), the runtime's adjustments in that starvation
+    /// before the wait are counted too: it adds a thread for each worker as it blocks, not again for as long as it stays blocked.
     /// </summary>
-    public RuntimeOverWait? Over(DateTimeOffset from, DateTimeOffset to, DateTimeOffset now, int cores)
+    public RuntimeOverWait? Over(DateTimeOffset from, DateTimeOffset to, DateTimeOffset now, int cores, DateTimeOffset? starvedSince = null)
     {
         lock (_gate)
         {
@@ -111,6 +113,8 @@ internal sealed class RuntimeHistory
                 GcPauseBeforeMs = before is { } earlier ? Math.Max(0, first.GcPauseMs - earlier.GcPauseMs) : 0,
                 BlockingAdjustments = AdjustmentsLocked(from, to, blocking: true),
                 OtherAdjustments = AdjustmentsLocked(from, to, blocking: false),
+                StarvedSince = starvedSince < from ? starvedSince : null,
+                BlockingAdjustmentsBefore = starvedSince is { } since && since < from ? AdjustmentsLocked(since, from.AddTicks(-1), blocking: true) : 0,
                 RuntimeEventsHeard = _adjustmentCount > 0,
             };
         }

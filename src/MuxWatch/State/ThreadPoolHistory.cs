@@ -60,6 +60,45 @@ internal sealed class ThreadPoolHistory
     }
 
     /// <summary>
+    /// When the starvation that <paramref name="time"/> lies in began: the time of the newest calm sample before it (or the
+    /// oldest sample kept, when every one kept is starved), provided the pool was starved at every sample from then to
+    /// <paramref name="time"/> and one of them is within <paramref name="nearerThan"/> of it. Null when the pool was calm,
+    /// or not sampled, just before <paramref name="time"/>: no starvation leads up to it.
+    /// </summary>
+    public DateTimeOffset? StarvedSince(DateTimeOffset time, TimeSpan nearerThan)
+    {
+        lock (_gate)
+        {
+            DateTimeOffset? newestCalm = null, newestStarved = null, oldest = null;
+            for (var i = 0; i < _count; i++)
+            {
+                var (at, pool) = _samples[i];
+                if (at > time)
+                {
+                    continue;
+                }
+
+                oldest = oldest is { } o && o <= at ? o : at;
+                if (pool.IsCalm)
+                {
+                    newestCalm = newestCalm is { } c && c >= at ? c : at;
+                }
+                else
+                {
+                    newestStarved = newestStarved is { } s && s >= at ? s : at;
+                }
+            }
+
+            if (newestStarved is not { } starved || starved < time - nearerThan || (newestCalm is { } calm && calm > starved))
+            {
+                return null;
+            }
+
+            return newestCalm ?? oldest;
+        }
+    }
+
+    /// <summary>
     /// The newest sample taken at or before <paramref name="time"/> and no more than <paramref name="notOlderThan"/>
     /// before it; null when there is none (the loop had not run yet, or the history has moved past it).
     /// </summary>

@@ -4,6 +4,7 @@ using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
 using MuxWatch.Export;
+using MuxWatch.Pipeline;
 using MuxWatch.Reading;
 using MuxWatch.Sources;
 using MuxWatch.State;
@@ -33,6 +34,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
     private readonly WatchedMultiplexers _multiplexers;
     private readonly SlowlogSenders _senders;
     private readonly ServerTimelines _timelines;
+    private readonly IServerPollRequests _requests;
     private readonly MuxWatchMetrics _metrics;
     private readonly TimeProvider _time;
     private readonly IOptions<MuxWatchOptions> _options;
@@ -43,6 +45,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
     public ServerPollProbe(
         WatchedMultiplexers multiplexers,
         ServerTimelines timelines,
+        IServerPollRequests requests,
         MuxWatchMetrics metrics,
         TimeProvider time,
         IOptions<MuxWatchOptions> options,
@@ -51,6 +54,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         _multiplexers = multiplexers;
         _senders = new SlowlogSenders(multiplexers);
         _timelines = timelines;
+        _requests = requests;
         _metrics = metrics;
         _time = time;
         _options = options;
@@ -138,7 +142,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
                         var timeline = _timelines.GetOrAdd(endpoints[i]);
                         timeline.WitnessAt(servers[i].EndPoint, TlsHostOf(multiplexer, watched.ConfiguredTlsHost, servers[i].EndPoint), watched.WitnessCertificateCheck);
                         poller = _pollers.GetOrAdd(endpoints[i], static (_, state) =>
-                            new EndpointPoller(state.Probe._timelines, state.Timeline, state.Probe._metrics, state.Probe._time, state.Probe._senders), (Probe: this, Timeline: timeline));
+                            new EndpointPoller(state.Probe._timelines, state.Timeline, state.Probe._requests, state.Probe._metrics, state.Probe._time, state.Probe._senders), (Probe: this, Timeline: timeline));
                     }
 
                     poller.StartIfDue(now, connection, servers[i].EndPoint, settings, Cadence.PhaseOf(endpoints[i], _pollers.Count, settings.ProbeInterval), stopping);

@@ -60,7 +60,10 @@ public static class MuxWatchServiceCollectionExtensions
         // Factories: the pipeline's and the sinks' constructors are the core's own (internal), which the container's activator does not use.
         services.AddSingleton(sp => new TimeoutPipeline(
             sp.GetServices<ITimeoutStep>(), sp.GetServices<ITimeoutSink>(), sp.GetService<ILogger<TimeoutPipeline>>(),
-            sp.GetRequiredService<ServerTimelines>(), sp.GetRequiredService<TimeProvider>(), sp.GetRequiredService<IOptions<MuxWatchOptions>>()));
+            sp.GetRequiredService<ServerPollRequests>(), sp.GetRequiredService<TimeProvider>(), sp.GetRequiredService<IOptions<MuxWatchOptions>>()));
+        // The one way back from the pipeline to the sources: it asks the server pollers for a poll (a key's size), they say when they polled.
+        services.AddSingleton(sp => new ServerPollRequests(sp.GetRequiredService<ServerTimelines>()));
+        services.AddSingleton<IServerPollRequests>(sp => sp.GetRequiredService<ServerPollRequests>());
         services.AddSingleton<ThreadPoolHistory>();
         services.AddSingleton<ITimeoutStep, ThreadPoolBeforeWaitStep>();
         services.AddSingleton<RuntimeHistory>();

@@ -61,9 +61,9 @@ internal sealed class HugeKeyStep(ServerTimelines? timelines, TimeProvider time,
         {
             measured = " (its size not asked: MuxWatch:KeySizes is off)";
         }
-        else if (key.Length > KeySizeLedger.MaxKeyLength)
+        else if (key.Length > ServerPollRequests.MaxKeyLength)
         {
-            measured = $" (its size not asked: the key is over {KeySizeLedger.MaxKeyLength:N0} characters)";
+            measured = $" (its size not asked: the key is over {ServerPollRequests.MaxKeyLength:N0} characters)";
         }
         else
         {

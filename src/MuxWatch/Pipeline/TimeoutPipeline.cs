@@ -5,7 +5,6 @@ using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
 using MuxWatch.Diagnosis;
 using MuxWatch.Model;
-using MuxWatch.State;
 
 namespace MuxWatch.Pipeline;
 
@@ -39,7 +38,7 @@ public sealed partial class TimeoutPipeline : IDisposable
     private readonly ILogger _logger;
     private readonly TimeProvider _time;
     private readonly TimeSpan _settleTimeout;
-    private readonly ServerTimelines? _timelines;
+    private readonly ServerPollRequests? _pollRequests;
     private readonly ConcurrentDictionary<long, PendingTimeout> _pending = new();
     private long _nextId;
     private long _internalFailures;
@@ -61,14 +60,14 @@ public sealed partial class TimeoutPipeline : IDisposable
     /// <param name="steps">The steps after the read.</param>
     /// <param name="sinks">Where diagnosed timeouts go.</param>
     /// <param name="logger">Where a failing step or sink is logged.</param>
-    /// <param name="timelines">The server timelines whose advances settle held timeouts; none: nothing is held.</param>
+    /// <param name="pollRequests">Where held timeouts ask for their endpoint's next poll, and hear it came; none: nothing is held.</param>
     /// <param name="time">The clock for settle deadlines.</param>
     /// <param name="options">The settle timeout.</param>
     internal TimeoutPipeline(
         IEnumerable<ITimeoutStep> steps,
         IEnumerable<ITimeoutSink> sinks,
         ILogger<TimeoutPipeline>? logger = null,
-        ServerTimelines? timelines = null,
+        ServerPollRequests? pollRequests = null,
         TimeProvider? time = null,
         IOptions<MuxWatchOptions>? options = null)
     {
@@ -85,10 +84,10 @@ public sealed partial class TimeoutPipeline : IDisposable
         _logger = (ILogger?)logger ?? NullLogger.Instance;
         _time = time ?? TimeProvider.System;
         _settleTimeout = (options?.Value ?? new MuxWatchOptions()).CorrelationSettleTimeout;
-        _timelines = timelines;
-        if (_timelines is not null)
+        _pollRequests = pollRequests;
+        if (_pollRequests is not null)
         {
-            _timelines.Polled += OnTimelineAdvanced;
+            _pollRequests.Answered += OnPolled;
         }
     }
 
@@ -116,7 +115,7 @@ public sealed partial class TimeoutPipeline : IDisposable
     {
         var (context, diagnosed) = Run(observation, final: false);
         var observed = Observe(context, Interlocked.Increment(ref _nextId));
-        if (context.AwaitedTimeline is not { } endpoint || _timelines is null || _settleTimeout <= TimeSpan.Zero || _pending.Count >= MaxPending)
+        if (context.AwaitedTimeline is not { } endpoint || _pollRequests is null || _settleTimeout <= TimeSpan.Zero || _pending.Count >= MaxPending)
         {
             ForEachSink(sink => sink.Publish(observed));
             ForEachSink(sink => sink.Settled(observed));
@@ -146,20 +145,21 @@ public sealed partial class TimeoutPipeline : IDisposable
         }
     }
 
-    /// <summary>Stops listening to the timelines.</summary>
+    /// <summary>Stops listening for polls.</summary>
     public void Dispose()
     {
-        if (_timelines is not null)
+        if (_pollRequests is not null)
         {
-            _timelines.Polled -= OnTimelineAdvanced;
+            _pollRequests.Answered -= OnPolled;
         }
     }
 
-    private void OnTimelineAdvanced(ServerTimeline timeline)
+    /// <summary>A poll of <paramref name="endpoint"/> completed: the timeouts held for it correlate again, and settle unless still held.</summary>
+    private void OnPolled(string endpoint)
     {
         foreach (var pending in _pending.Values)
         {
-            if (string.Equals(pending.Endpoint, timeline.Endpoint, StringComparison.OrdinalIgnoreCase))
+            if (string.Equals(pending.Endpoint, endpoint, StringComparison.OrdinalIgnoreCase))
             {
                 Correlate(pending, final: false);
             }
@@ -188,23 +188,16 @@ public sealed partial class TimeoutPipeline : IDisposable
     }
 
     /// <summary>
-    /// Asks the awaited endpoint's poller for its next poll at the next cycle rather than at its calm interval (a
-    /// held timeout waits for it), and for the size of the key a step wants measured. The pipeline asks, not the
-    /// step: steps only add to their context.
+    /// Asks the awaited endpoint's poller for its next poll at the busy cadence rather than the calm one (a held timeout
+    /// waits for it), and for the size of the key a step wants measured (<see cref="IServerPollRequests"/>). The pipeline
+    /// asks, not the step: steps only add to their context.
     /// </summary>
     private void AskFor(TimeoutContext context)
     {
-        if (context.AwaitedTimeline is not { } endpoint || _timelines?.Find(endpoint) is not { } timeline)
+        if (context.AwaitedTimeline is { } endpoint)
         {
-            return;
+            _pollRequests?.Ask(endpoint, context.WantedKeySize);
         }
-
-        if (context.WantedKeySize is { } key)
-        {
-            timeline.KeySizes.Want(key, _time.GetUtcNow());
-        }
-
-        timeline.RequestPoll();
     }
 
     /// <summary>Runs every step; returns the context and the diagnosis as it stood before the correlating stage.</summary>

@@ -5,6 +5,7 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
+using MuxWatch.Pipeline;
 using MuxWatch.State;
 
 namespace MuxWatch.Sources;
@@ -19,7 +20,7 @@ namespace MuxWatch.Sources;
 /// One thread for every endpoint, not one each: it waits on all the sockets with a PING in flight at once
 /// (<c>Socket.Select</c>), so 500 endpoints cost one thread and a PING each per
 /// <see cref="MuxWatchOptions.WitnessInterval"/>. An endpoint with a timeout waiting to be settled (its
-/// timeline's <see cref="ServerTimeline.PollSoon"/>) is asked every 200 ms instead, so the timeouts that follow
+/// pipeline's <see cref="IServerPollRequests.IsPollWanted"/>, or an interval running) is asked every 200 ms instead, so the timeouts that follow
 /// the first of a burst are witnessed closely; a quiet process (no pool work, no CPU to speak of for 5 s) every
 /// <see cref="MuxWatchOptions.WitnessQuietInterval"/> (2 s), on a tick of 1 s, so that an idle app pays little for it.
 /// </para>
@@ -83,10 +84,12 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     private (DateTimeOffset Time, long WorkItems, double CpuMs)? _lastActivity;
     private int _disposed;
     private long _cycles;
+    private readonly IServerPollRequests? _pollRequests;
 
-    public WitnessThread(ServerTimelines timelines, RuntimeHistory runtime, TimeProvider time, IOptions<MuxWatchOptions> options, ILogger<WitnessThread>? logger = null)
+    public WitnessThread(ServerTimelines timelines, RuntimeHistory runtime, TimeProvider time, IOptions<MuxWatchOptions> options, ILogger<WitnessThread>? logger = null, IServerPollRequests? pollRequests = null)
     {
         _timelines = timelines;
+        _pollRequests = pollRequests;
         _runtime = runtime;
         _time = time;
         _options = options;
@@ -178,7 +181,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         _bySocket.Clear();
         foreach (var (timeline, witness) in _witnesses)
         {
-            var hurried = timeline.PollSoon && HurriedInterval < calm;
+            var hurried = (timeline.IntervalRunning || _pollRequests?.IsPollWanted(timeline.Endpoint) == true) && HurriedInterval < calm;
             hurry |= hurried;
             var stepStarted = _time.GetTimestamp();
             witness.Step(now, gcPause + _heldMs, hurried ? HurriedInterval : calm);

@@ -10,9 +10,6 @@ public sealed partial class ServerTimeline
     /// <summary>The sizes of keys the diagnosis asked about, measured by the poller (<c>MEMORY USAGE</c>).</summary>
     internal KeySizeLedger KeySizes { get; } = new();
 
-    /// <summary>The key a diagnosis wants measured next on this endpoint (<c>MEMORY USAGE</c>, by the poller), if any; taken once.</summary>
-    public string? TakeWantedKey() => KeySizes.TakeWanted();
-
     /// <summary>When the newest fork the endpoint's <c>LATENCY HISTORY</c> reported was sampled, if any (the poller asks about newer ones only).</summary>
     public DateTimeOffset? LastForkSample => Volatile.Read(ref _tracker)?.LastForkSample;
 

@@ -29,7 +29,6 @@ public sealed partial class ServerTimeline
     private bool? _latencyMonitorEnabled;
     private long _dropped;
     private IReadOnlySet<string>? _clusterMembers;
-    private volatile bool _pollWanted;
 
     private IReadOnlyList<string> _droppedValues = [];
 
@@ -60,18 +59,13 @@ public sealed partial class ServerTimeline
     }
 
     /// <summary>
-    /// True when something waits for this endpoint's next poll (a timeout to be settled), or an interval
-    /// (a save, a rewrite, a load) is running: the poller then polls at its busy cadence, not its calm one.
+    /// True while an interval (a save, a rewrite, a load) is running on the endpoint: its pollers then poll at their busy
+    /// cadence, to see it end (as they do when a held timeout waits: <see cref="Pipeline.IServerPollRequests.IsPollWanted"/>).
     /// </summary>
-    public bool PollSoon
+    public bool IntervalRunning
     {
         get
         {
-            if (_pollWanted)
-            {
-                return true;
-            }
-
             lock (_gate)
             {
                 return _running.Count > 0;
@@ -88,9 +82,6 @@ public sealed partial class ServerTimeline
     /// <summary>Notes the cluster's nodes as this node listed them.</summary>
     internal void NoteClusterMembers(IReadOnlyCollection<string> members) =>
         Volatile.Write(ref _clusterMembers, members.ToHashSet(StringComparer.OrdinalIgnoreCase));
-
-    /// <summary>Asks for the next poll to come soon (a timeout waits for it); the next completed poll answers it.</summary>
-    internal void RequestPoll() => _pollWanted = true;
 
     /// <summary>Events dropped to keep within <see cref="MaxEvents"/>.</summary>
     internal long DroppedEvents => Interlocked.Read(ref _dropped);
@@ -264,7 +255,6 @@ public sealed partial class ServerTimeline
     /// <summary>A poll read what it may: every event that started before <paramref name="started"/> has been seen.</summary>
     internal void PollCompleted(DateTimeOffset started, DateTimeOffset finished)
     {
-        _pollWanted = false; // whoever still waits asks again when told of this poll (ServerTimelines.Polled)
         lock (_gate)
         {
             if (_completeThrough is null || started > _completeThrough)

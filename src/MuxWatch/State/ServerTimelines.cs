@@ -7,7 +7,7 @@ using MuxWatch.Model;
 
 namespace MuxWatch.State;
 
-/// <summary>The timeline of every polled endpoint, by endpoint (<c>host:port</c>), and a signal when one was polled.</summary>
+/// <summary>The timeline of every polled endpoint, by endpoint (<c>host:port</c>).</summary>
 /// <remarks>
 /// A probe package's server poller hands each poll to <see cref="Apply"/>: the timeline's events and the
 /// endpoint's series follow from it here, so the bookkeeping behind them stays the core's own.
@@ -25,9 +25,6 @@ public sealed class ServerTimelines
         _metrics = metrics ?? new MuxWatchMetrics(Prometheus.Metrics.NewCustomRegistry());
     }
     private readonly ConcurrentDictionary<string, ServerTimeline> _byEndpoint = new(StringComparer.OrdinalIgnoreCase);
-
-    /// <summary>Raised after a poll completed and updated a timeline (on the poll's thread: handlers must be quick).</summary>
-    internal event Action<ServerTimeline>? Polled;
 
     /// <summary>The timeline of <paramref name="endpoint"/>, created on first use.</summary>
     public ServerTimeline GetOrAdd(string endpoint) =>
@@ -129,14 +126,11 @@ public sealed class ServerTimelines
     /// <summary>
     /// Applies one poll of <paramref name="timeline"/>'s endpoint: its events, its figures and their series.
     /// Returns true when the poll read everything the endpoint allows (the timeline is complete up to its
-    /// start); then <see cref="RaisePolled"/> lets the timeouts waiting on it settle.
+    /// start); then the poller tells the pipeline (<see cref="Pipeline.IServerPollRequests.Polled"/>), which settles what waited for it.
     /// </summary>
     public bool Apply(ServerTimeline timeline, ServerPollResult poll)
     {
         ArgumentNullException.ThrowIfNull(timeline);
         return timeline.TrackedBy(_metrics).Apply(poll);
     }
-
-    /// <summary>Says that <paramref name="timeline"/> advanced (a poll of its endpoint completed): the pipeline settles the timeouts waiting on it.</summary>
-    public void RaisePolled(ServerTimeline timeline) => Polled?.Invoke(timeline);
 }

@@ -41,30 +41,32 @@ internal sealed partial class MultiplexerMetrics
 
     /// <summary>Removes one multiplexer's pub/sub series on <paramref name="endpoint"/> (its probe stopped, or its subscription moved to another node).</summary>
     public void RemovePubSubSeries(string multiplexer, string endpoint) =>
-        Core.RemoveSeriesWhere(
-            [PubSubDelivery, SubscriptionOperations, PubSubLost, PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubSubscribed, SubscriptionSentAwaitingResponse, SubscriptionPendingUnsent],
-            labels => labels.Length == 2 && labels[0] == multiplexer && labels[1] == endpoint);
+        Core.RemoveSeriesWhere(_pubSubFamilies, labels => labels.Length == 2 && labels[0] == multiplexer && labels[1] == endpoint);
 
-    private void CreatePubSubFamilies(MetricFactory factory)
+    private void DeclarePubSubFamilies()
     {
-        PubSubDelivery = factory.CreateHistogram("muxwatch_pubsub_delivery_seconds",
-            "From PUBLISH to the handler, for MuxWatch's probe messages on a channel of its own (opt-in: MeasurePubSubLag).", MultiplexerEndpoint,
-            new HistogramConfiguration { Buckets = PubSubDeliveryBuckets });
-        PubSubLag = factory.CreateGauge("muxwatch_pubsub_lag_seconds",
+        var first = _families.Count;
+        PubSubDelivery = Histogram("muxwatch_pubsub_delivery_seconds",
+            "From PUBLISH to the handler, for MuxWatch's probe messages on a channel of its own (opt-in: MeasurePubSubLag).", PubSubDeliveryBuckets, MultiplexerEndpoint);
+        PubSubLag = Gauge("muxwatch_pubsub_lag_seconds",
             "The latest probe message's delivery lag, or the age of the oldest one still undelivered when that is larger.", MultiplexerEndpoint);
-        PubSubLastDeliveryAge = factory.CreateGauge("muxwatch_pubsub_last_delivery_age_seconds",
+        PubSubLastDeliveryAge = Gauge("muxwatch_pubsub_last_delivery_age_seconds",
             "Seconds since a probe message was last delivered (since the subscription was made, before the first).", MultiplexerEndpoint);
-        PubSubUndelivered = factory.CreateGauge("muxwatch_pubsub_undelivered",
+        PubSubUndelivered = Gauge("muxwatch_pubsub_undelivered",
             "Probe messages published and not yet delivered (MuxWatch stops publishing at 64).", MultiplexerEndpoint);
-        PubSubLost = factory.CreateCounter("muxwatch_pubsub_lost_total",
+        PubSubLost = Counter("muxwatch_pubsub_lost_total",
             "Probe messages not delivered within 10 s, counted as lost (published while the subscription connection was down, say: pub/sub delivers at most once).", MultiplexerEndpoint);
-        PubSubSubscribed = factory.CreateGauge("muxwatch_pubsub_subscribed",
+        PubSubSubscribed = Gauge("muxwatch_pubsub_subscribed",
             "1 while the probe channel's subscription is connected (ISubscriber.IsConnected), else 0.", MultiplexerEndpoint);
-        SubscriptionSentAwaitingResponse = factory.CreateGauge("muxwatch_subscription_sent_awaiting_response",
+        SubscriptionSentAwaitingResponse = Gauge("muxwatch_subscription_sent_awaiting_response",
             "The subscription connection's commands written and awaiting a reply (the client's sub counters).", MultiplexerEndpoint);
-        SubscriptionPendingUnsent = factory.CreateGauge("muxwatch_subscription_pending_unsent",
+        SubscriptionPendingUnsent = Gauge("muxwatch_subscription_pending_unsent",
             "The subscription connection's commands queued and not yet written (the client's sub counters).", MultiplexerEndpoint);
-        SubscriptionOperations = factory.CreateCounter("muxwatch_subscription_operations_total",
+        SubscriptionOperations = Counter("muxwatch_subscription_operations_total",
             "Operations on the subscription connection (the client's sub counters).", MultiplexerEndpoint);
+        _pubSubFamilies = _families[first..];
     }
+
+    /// <summary>The families above, which a probe's end or a subscription's move removes for one endpoint.</summary>
+    private List<Collector> _pubSubFamilies = [];
 }

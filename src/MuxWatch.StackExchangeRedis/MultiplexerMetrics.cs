@@ -21,51 +21,57 @@ internal sealed partial class MultiplexerMetrics
     {
         ArgumentNullException.ThrowIfNull(core);
         Core = core;
-        var factory = Metrics.WithCustomRegistry(core.Registry);
-        Connected = factory.CreateGauge("muxwatch_connected",
+        _factory = Metrics.WithCustomRegistry(core.Registry);
+        Connected = Gauge("muxwatch_connected",
             "1 when the multiplexer's interactive connection to the endpoint is up, else 0.", MultiplexerEndpoint);
-        SentAwaitingResponse = factory.CreateGauge("muxwatch_sent_awaiting_response",
+        SentAwaitingResponse = Gauge("muxwatch_sent_awaiting_response",
             "Commands written to the endpoint and awaiting a reply (qs), from IServer.GetCounters().", MultiplexerEndpoint);
-        PendingUnsent = factory.CreateGauge("muxwatch_pending_unsent",
+        PendingUnsent = Gauge("muxwatch_pending_unsent",
             "Commands queued and not yet written (qu). Always 0 on clients before 2.13 (measured).", MultiplexerEndpoint);
-        Operations = factory.CreateCounter("muxwatch_operations_total",
+        Operations = Counter("muxwatch_operations_total",
             "Operations the multiplexer sent to the endpoint (interactive connection).", MultiplexerEndpoint);
-        Reconnects = factory.CreateCounter("muxwatch_reconnects_total",
+        Reconnects = Counter("muxwatch_reconnects_total",
             "Interactive sockets created after the first: one per reconnect.", MultiplexerEndpoint);
-        Subscriptions = factory.CreateGauge("muxwatch_subscriptions",
+        Subscriptions = Gauge("muxwatch_subscriptions",
             "Active subscriptions on the endpoint's subscription connection (includes the client's own channels).", MultiplexerEndpoint);
-        Ping = factory.CreateHistogram("muxwatch_ping_seconds",
-            "PING round trips through the watched multiplexer.", MultiplexerEndpoint,
-            // Ten buckets, not seventeen: this histogram is repeated per endpoint, and its buckets were half of
-            // a 500-endpoint scrape (probe-scaling). Enough to tell a LAN round trip (< 1 ms) from queueing
-            // (ms) from a stall (s).
-            new HistogramConfiguration { Buckets = PingBuckets });
-        PingFailures = factory.CreateCounter("muxwatch_ping_failures_total",
+        // Ten buckets, not seventeen: this histogram is repeated per endpoint, and its buckets were half of a 500-endpoint
+        // scrape (probe-scaling). Enough to tell a LAN round trip (< 1 ms) from queueing (ms) from a stall (s).
+        Ping = Histogram("muxwatch_ping_seconds", "PING round trips through the watched multiplexer.", PingBuckets, MultiplexerEndpoint);
+        PingFailures = Counter("muxwatch_ping_failures_total",
             "PINGs that failed, by reason (timeout, connection, disposed, error).", ["multiplexer", "endpoint", "reason"]);
-        LastProbeSuccess = factory.CreateGauge("muxwatch_last_probe_success_timestamp_seconds",
+        LastProbeSuccess = Gauge("muxwatch_last_probe_success_timestamp_seconds",
             "When the endpoint was last probed successfully: connected, and PING answered when PING is on (unix seconds).", MultiplexerEndpoint);
-        HeartbeatAge = factory.CreateGauge("muxwatch_heartbeat_age_seconds",
+        HeartbeatAge = Gauge("muxwatch_heartbeat_age_seconds",
             "Seconds since the multiplexer's last heartbeat, from GetStatus().", ["multiplexer"]);
-        ClientTimeouts = factory.CreateCounter("muxwatch_client_timeouts_total",
+        ClientTimeouts = Counter("muxwatch_client_timeouts_total",
             "Timeouts the client itself counted, by mode (sync, async, fire-and-forget), from GetStatus().", ["multiplexer", "mode"]);
-        EndpointsOverBudget = factory.CreateGauge("muxwatch_endpoints_over_budget",
+        EndpointsOverBudget = Gauge("muxwatch_endpoints_over_budget",
             "Endpoints of the multiplexer beyond MuxWatch:MaxEndpointsPerMultiplexer: known to the client, neither probed nor polled.", ["multiplexer"]);
-        ConnectionEvents = factory.CreateCounter("muxwatch_connection_events_total",
+        ConnectionEvents = Counter("muxwatch_connection_events_total",
             "Multiplexer events: connection-failed, connection-restored, error-message, internal-error, server-maintenance. Counted, never ordered (they arrive out of order).",
             ["multiplexer", "endpoint", "event", "failure_type"]);
-        CreatePubSubFamilies(factory);
+        DeclarePubSubFamilies();
+    }
 
-        Families =
-        [
-            Connected, SentAwaitingResponse, PendingUnsent, Operations, Reconnects, Subscriptions, Ping, PingFailures,
-            LastProbeSuccess, HeartbeatAge, ClientTimeouts, EndpointsOverBudget, ConnectionEvents,
-            PubSubDelivery, PubSubLag, PubSubLastDeliveryAge, PubSubUndelivered, PubSubLost, PubSubSubscribed,
-            SubscriptionSentAwaitingResponse, SubscriptionPendingUnsent, SubscriptionOperations,
-        ];
-        foreach (var family in Families)
-        {
-            core.Publish(family, family == Ping ? PingBuckets : family == PubSubDelivery ? PubSubDeliveryBuckets : null);
-        }
+    private readonly MetricFactory _factory;
+    private readonly List<Collector> _families = [];
+
+    /// <summary>Declares a gauge of this package: created in the core's registry, published through its meter, removed with its multiplexer or endpoint.</summary>
+    private Gauge Gauge(string name, string help, params string[] labels) => Declared(_factory.CreateGauge(name, help, labels));
+
+    /// <summary>Declares a counter, as <see cref="Gauge"/> does.</summary>
+    private Counter Counter(string name, string help, params string[] labels) => Declared(_factory.CreateCounter(name, help, labels));
+
+    /// <summary>Declares a histogram with its <paramref name="buckets"/>, as <see cref="Gauge"/> does.</summary>
+    private Histogram Histogram(string name, string help, double[] buckets, params string[] labels) =>
+        Declared(_factory.CreateHistogram(name, help, labels, new HistogramConfiguration { Buckets = buckets }), buckets);
+
+    private T Declared<T>(T family, double[]? buckets = null)
+        where T : Collector
+    {
+        _families.Add(family);
+        Core.Publish(family, buckets);
+        return family;
     }
 
     /// <summary>The PING histogram's buckets, 0.5 ms to 10 s: a LAN round trip, queueing, a stall.</summary>
@@ -74,34 +80,34 @@ internal sealed partial class MultiplexerMetrics
     /// <summary>The core's families and contract: the registry, the meter, timeouts, probe failures, series removal.</summary>
     public MuxWatchMetrics Core { get; }
 
-    /// <summary>This package's families, in the order they were created.</summary>
-    public IReadOnlyList<Collector> Families { get; }
+    /// <summary>This package's families, in the order they were declared.</summary>
+    public IReadOnlyList<Collector> Families => _families;
 
-    public Gauge Connected { get; }
+    public Gauge Connected { get; private set; } = null!;
 
-    public Gauge SentAwaitingResponse { get; }
+    public Gauge SentAwaitingResponse { get; private set; } = null!;
 
-    public Gauge PendingUnsent { get; }
+    public Gauge PendingUnsent { get; private set; } = null!;
 
-    public Counter Operations { get; }
+    public Counter Operations { get; private set; } = null!;
 
-    public Counter Reconnects { get; }
+    public Counter Reconnects { get; private set; } = null!;
 
-    public Gauge Subscriptions { get; }
+    public Gauge Subscriptions { get; private set; } = null!;
 
-    public Histogram Ping { get; }
+    public Histogram Ping { get; private set; } = null!;
 
-    public Counter PingFailures { get; }
+    public Counter PingFailures { get; private set; } = null!;
 
-    public Gauge LastProbeSuccess { get; }
+    public Gauge LastProbeSuccess { get; private set; } = null!;
 
-    public Gauge HeartbeatAge { get; }
+    public Gauge HeartbeatAge { get; private set; } = null!;
 
-    public Counter ClientTimeouts { get; }
+    public Counter ClientTimeouts { get; private set; } = null!;
 
-    public Counter ConnectionEvents { get; }
+    public Counter ConnectionEvents { get; private set; } = null!;
 
-    public Gauge EndpointsOverBudget { get; }
+    public Gauge EndpointsOverBudget { get; private set; } = null!;
 
     /// <summary>Records one PING round trip of <paramref name="endpoint"/> into its histogram <paramref name="series"/>, and into the meter when one publishes.</summary>
     public void ObservePing(Histogram.Child series, string multiplexer, string endpoint, double seconds) =>

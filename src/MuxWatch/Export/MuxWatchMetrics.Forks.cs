@@ -11,14 +11,13 @@ public sealed partial class MuxWatchMetrics
 
     internal Gauge ServerClientTimeoutSeconds { get; private set; } = null!;
 
-    private Collector[] CreateForkFamilies(MetricFactory factory)
+    private void DeclareForkFamilies()
     {
-        ServerForkSecondsPerGigabyte = factory.CreateGauge("muxwatch_server_fork_seconds_per_gigabyte",
-            "How long a fork() blocks the endpoint per GB of its resident memory, from its latest fork: latest_fork_usec over used_memory_rss when it forked (32 MB at least).", EndpointLabel);
-        ServerNextForkProjectedSeconds = factory.CreateGauge("muxwatch_server_next_fork_projected_seconds",
-            "How long the endpoint's next fork() (its next BGSAVE, AOF rewrite or full resync) will block it at today's memory: its cost per GB times used_memory_rss.", EndpointLabel);
-        ServerClientTimeoutSeconds = factory.CreateGauge("muxwatch_server_client_timeout_seconds",
-            "The smallest timeout (syncTimeout, asyncTimeout) of the multiplexers watching the endpoint: a pause this long times their requests out.", EndpointLabel);
-        return [ServerForkSecondsPerGigabyte, ServerNextForkProjectedSeconds, ServerClientTimeoutSeconds];
+        ServerForkSecondsPerGigabyte = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_fork_seconds_per_gigabyte",
+            "How long a fork() blocks the endpoint per GB of its resident memory, from its latest fork: latest_fork_usec over used_memory_rss when it forked (32 MB at least).", "endpoint");
+        ServerNextForkProjectedSeconds = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_next_fork_projected_seconds",
+            "How long the endpoint's next fork() (its next BGSAVE, AOF rewrite or full resync) will block it at today's memory: its cost per GB times used_memory_rss.", "endpoint");
+        ServerClientTimeoutSeconds = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_client_timeout_seconds",
+            "The smallest timeout (syncTimeout, asyncTimeout) of the multiplexers watching the endpoint: a pause this long times their requests out.", "endpoint");
     }
 }

@@ -44,34 +44,32 @@ public sealed partial class MuxWatchMetrics
     /// <summary>Nodes the node knows of.</summary>
     internal Gauge ServerClusterKnownNodes { get; private set; } = null!;
 
-    private Collector[] CreateReplicationFamilies(MetricFactory factory)
+    private void DeclareReplicationFamilies()
     {
-        ServerClusterStateOk = factory.CreateGauge("muxwatch_server_cluster_state_ok",
-            "A cluster node's view of the cluster: 1 ok, 0 fail, when it refuses commands with CLUSTERDOWN (CLUSTER INFO cluster_state).", EndpointLabel);
-        ServerClusterSlotsFail = factory.CreateGauge("muxwatch_server_cluster_slots_fail",
-            "Hash slots the node sees served by a failed node (cluster_slots_fail).", EndpointLabel);
-        ServerClusterSlotsPfail = factory.CreateGauge("muxwatch_server_cluster_slots_pfail",
-            "Hash slots the node sees served by a node possibly failed, not yet agreed (cluster_slots_pfail).", EndpointLabel);
-        ServerClusterKnownNodes = factory.CreateGauge("muxwatch_server_cluster_known_nodes",
-            "Nodes the node knows of, itself included (cluster_known_nodes).", EndpointLabel);
-        ServerRole = factory.CreateGauge("muxwatch_server_role",
-            "1 for the endpoint's current role, primary or replica (INFO replication role); the other role's series is removed.", ["endpoint", "role"]);
-        ServerRoleChanges = factory.CreateCounter("muxwatch_server_role_changes_total",
-            "Role changes seen on the endpoint: a replica promoted (a failover) or a primary demoted.", EndpointLabel);
-        ServerReplicationLinkUp = factory.CreateGauge("muxwatch_server_replication_link_up",
-            "A replica's link to its primary: 1 up, 0 down (master_link_status).", EndpointLabel);
-        ServerReplicationSyncInProgress = factory.CreateGauge("muxwatch_server_replication_sync_in_progress",
-            "1 while a replica synchronizes from its primary, a full resync (master_sync_in_progress).", EndpointLabel);
-        ServerReplicationLastIo = factory.CreateGauge("muxwatch_server_replication_last_io_seconds",
-            "Seconds since a replica last heard from its primary (master_last_io_seconds_ago).", EndpointLabel);
-        ServerConnectedReplicas = factory.CreateGauge("muxwatch_server_connected_replicas",
-            "Replicas connected to a primary (connected_slaves).", EndpointLabel);
-        ServerReplicaLagBytes = factory.CreateGauge("muxwatch_server_replica_lag_bytes",
-            "How far each replica of a primary is behind, in bytes (master_repl_offset minus the replica's offset).", ["endpoint", "replica"]);
-        ServerReplicaAckAge = factory.CreateGauge("muxwatch_server_replica_ack_age_seconds",
-            "Seconds since each replica of a primary last acknowledged it (its lag= in INFO replication).", ["endpoint", "replica"]);
-        return [ServerClusterStateOk, ServerClusterSlotsFail, ServerClusterSlotsPfail, ServerClusterKnownNodes, ServerRole, ServerRoleChanges, ServerReplicationLinkUp, ServerReplicationSyncInProgress, ServerReplicationLastIo,
-            ServerConnectedReplicas, ServerReplicaLagBytes, ServerReplicaAckAge];
+        ServerClusterStateOk = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_cluster_state_ok",
+            "A cluster node's view of the cluster: 1 ok, 0 fail, when it refuses commands with CLUSTERDOWN (CLUSTER INFO cluster_state).", "endpoint");
+        ServerClusterSlotsFail = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_cluster_slots_fail",
+            "Hash slots the node sees served by a failed node (cluster_slots_fail).", "endpoint");
+        ServerClusterSlotsPfail = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_cluster_slots_pfail",
+            "Hash slots the node sees served by a node possibly failed, not yet agreed (cluster_slots_pfail).", "endpoint");
+        ServerClusterKnownNodes = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_cluster_known_nodes",
+            "Nodes the node knows of, itself included (cluster_known_nodes).", "endpoint");
+        ServerRole = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_role",
+            "1 for the endpoint's current role, primary or replica (INFO replication role); the other role's series is removed.", "endpoint", "role");
+        ServerRoleChanges = Counter(SeriesOwner.PolledEndpoint, "muxwatch_server_role_changes_total",
+            "Role changes seen on the endpoint: a replica promoted (a failover) or a primary demoted.", "endpoint");
+        ServerReplicationLinkUp = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_replication_link_up",
+            "A replica's link to its primary: 1 up, 0 down (master_link_status).", "endpoint");
+        ServerReplicationSyncInProgress = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_replication_sync_in_progress",
+            "1 while a replica synchronizes from its primary, a full resync (master_sync_in_progress).", "endpoint");
+        ServerReplicationLastIo = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_replication_last_io_seconds",
+            "Seconds since a replica last heard from its primary (master_last_io_seconds_ago).", "endpoint");
+        ServerConnectedReplicas = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_connected_replicas",
+            "Replicas connected to a primary (connected_slaves).", "endpoint");
+        ServerReplicaLagBytes = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_replica_lag_bytes",
+            "How far each replica of a primary is behind, in bytes (master_repl_offset minus the replica's offset).", "endpoint", "replica");
+        ServerReplicaAckAge = Gauge(SeriesOwner.PolledEndpoint, "muxwatch_server_replica_ack_age_seconds",
+            "Seconds since each replica of a primary last acknowledged it (its lag= in INFO replication).", "endpoint", "replica");
     }
 
     /// <summary>Removes the lag series of a replica its primary no longer lists.</summary>

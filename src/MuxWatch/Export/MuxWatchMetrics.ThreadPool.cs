@@ -6,21 +6,21 @@ namespace MuxWatch.Export;
 /// <summary>The thread pool's families (<c>muxwatch_threadpool_*</c>): the process's own pool, sampled each probe cycle.</summary>
 public sealed partial class MuxWatchMetrics
 {
-    internal Gauge ThreadPoolBusy { get; }
+    internal Gauge ThreadPoolBusy { get; private set; } = null!;
 
-    internal Gauge ThreadPoolMin { get; }
+    internal Gauge ThreadPoolMin { get; private set; } = null!;
 
-    internal Gauge ThreadPoolMax { get; }
+    internal Gauge ThreadPoolMax { get; private set; } = null!;
 
-    internal Gauge ThreadPoolThreads { get; }
+    internal Gauge ThreadPoolThreads { get; private set; } = null!;
 
-    internal Gauge ThreadPoolQueueLength { get; }
+    internal Gauge ThreadPoolQueueLength { get; private set; } = null!;
 
-    internal Counter ThreadPoolCompleted { get; }
+    internal Counter ThreadPoolCompleted { get; private set; } = null!;
 
-    internal Counter ThreadPoolAdjustments { get; }
+    internal Counter ThreadPoolAdjustments { get; private set; } = null!;
 
-    internal Counter ThreadPoolStackCaptures { get; }
+    internal Counter ThreadPoolStackCaptures { get; private set; } = null!;
 
     /// <summary>What a stack capture of the pool's workers came to: <c>captured</c>, <c>failed</c> (this once), <c>unavailable</c> (never in this process).</summary>
     internal static readonly string[] StackCaptureOutcomes = ["captured", "failed", "unavailable"];
@@ -54,42 +54,30 @@ public sealed partial class MuxWatchMetrics
         adjustments.WithLabels("other").Inc(0);
     }
 
-    private static (Gauge Busy, Gauge Min, Gauge Max, Gauge Threads, Gauge QueueLength, Counter Completed) CreateThreadPoolFamilies(MetricFactory factory)
+    private void DeclareThreadPoolFamilies()
     {
-        var busy = factory.CreateGauge("muxwatch_threadpool_busy_threads",
-            "Threads in use (Max minus Available, as StackExchange.Redis computes it), by pool (worker, io).", ["pool"]);
-        var min = factory.CreateGauge("muxwatch_threadpool_min_threads",
-            "The pool's minimum: above it, threads are added slowly and work waits.", ["pool"]);
-        var max = factory.CreateGauge("muxwatch_threadpool_max_threads", "The pool's maximum.", ["pool"]);
-        var threads = factory.CreateGauge("muxwatch_threadpool_threads", "Threads the pool has now.");
-        var queued = factory.CreateGauge("muxwatch_threadpool_queue_length", "Work items queued and not yet started.");
-        var completed = factory.CreateCounter("muxwatch_threadpool_completed_items_total", "Work items the pool completed.");
-        return (busy, min, max, threads, queued, completed);
+        ThreadPoolBusy = Gauge(SeriesOwner.Process, "muxwatch_threadpool_busy_threads",
+            "Threads in use (Max minus Available, as StackExchange.Redis computes it), by pool (worker, io).", "pool");
+        ThreadPoolMin = Gauge(SeriesOwner.Process, "muxwatch_threadpool_min_threads",
+            "The pool's minimum: above it, threads are added slowly and work waits.", "pool");
+        ThreadPoolMax = Gauge(SeriesOwner.Process, "muxwatch_threadpool_max_threads", "The pool's maximum.", "pool");
+        ThreadPoolThreads = Gauge(SeriesOwner.Process, "muxwatch_threadpool_threads", "Threads the pool has now.");
+        ThreadPoolQueueLength = Gauge(SeriesOwner.Process, "muxwatch_threadpool_queue_length", "Work items queued and not yet started.");
+        ThreadPoolCompleted = Counter(SeriesOwner.Process, "muxwatch_threadpool_completed_items_total", "Work items the pool completed.");
+        ThreadPoolAdjustments = Counter(SeriesOwner.Process, "muxwatch_threadpool_adjustments_total",
+            "Thread-count changes the runtime's thread pool made, by its own reason (its ThreadPoolWorkerThreadAdjustmentAdjustment event): "
+            + "cooperative-blocking (pool threads blocked waiting on tasks: sync over async), starvation (queued work made no progress), "
+            + "the hill climbing's warmup, initializing, random-move, climbing-move, change-point, stabilizing, thread-timed-out; other.", "reason");
+        InitializeAdjustments(ThreadPoolAdjustments);
+        ThreadPoolStackCaptures = Counter(SeriesOwner.Process, "muxwatch_threadpool_stack_captures_total",
+            "Stack captures of the pool's workers, taken in-process when the pool starved, by outcome: captured, failed (this once), "
+            + "unavailable (never in this process: diagnostics disabled, Native AOT).", "outcome");
+        foreach (var outcome in StackCaptureOutcomes)
+        {
+            ThreadPoolStackCaptures.WithLabels(outcome).Inc(0);
+        }
     }
 
     /// <summary>Counts one stack capture by its outcome (one of <see cref="StackCaptureOutcomes"/>).</summary>
     internal void RecordStackCapture(string outcome) => ThreadPoolStackCaptures.WithLabels(outcome).Inc();
-
-    private static Counter CreateStackCaptureFamily(MetricFactory factory)
-    {
-        var captures = factory.CreateCounter("muxwatch_threadpool_stack_captures_total",
-            "Stack captures of the pool's workers, taken in-process when the pool starved, by outcome: captured, failed (this once), "
-            + "unavailable (never in this process: diagnostics disabled, Native AOT).", ["outcome"]);
-        foreach (var outcome in StackCaptureOutcomes)
-        {
-            captures.WithLabels(outcome).Inc(0);
-        }
-
-        return captures;
-    }
-
-    private static Counter CreateAdjustmentFamily(MetricFactory factory)
-    {
-        var adjustments = factory.CreateCounter("muxwatch_threadpool_adjustments_total",
-            "Thread-count changes the runtime's thread pool made, by its own reason (its ThreadPoolWorkerThreadAdjustmentAdjustment event): "
-            + "cooperative-blocking (pool threads blocked waiting on tasks: sync over async), starvation (queued work made no progress), "
-            + "the hill climbing's warmup, initializing, random-move, climbing-move, change-point, stabilizing, thread-timed-out; other.", ["reason"]);
-        InitializeAdjustments(adjustments);
-        return adjustments;
-    }
 }

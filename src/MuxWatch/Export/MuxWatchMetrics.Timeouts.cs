@@ -9,6 +9,23 @@ namespace MuxWatch.Export;
 /// </summary>
 public sealed partial class MuxWatchMetrics
 {
+    private void DeclareTimeoutFamilies()
+    {
+        Timeouts = Counter(SeriesOwner.Timeouts, "muxwatch_timeouts_total",
+            "Redis timeouts and connection errors seen, by primary cause and by how they reached MuxWatch.",
+            "multiplexer", "endpoint", "cause", "source");
+        LastTimeoutSentAwaitingResponse = Gauge(SeriesOwner.Timeouts, "muxwatch_last_timeout_sent_awaiting_response",
+            "qs of the latest timeout: from the live counters when caught in-process on a registered multiplexer, else from its message.", MultiplexerEndpoint);
+        LastTimeoutPendingUnsent = Gauge(SeriesOwner.Timeouts, "muxwatch_last_timeout_pending_unsent",
+            "qu of the latest timeout (live counters when available, else its message).", MultiplexerEndpoint);
+        LastTimeoutInboundBytes = Gauge(SeriesOwner.Timeouts, "muxwatch_last_timeout_inbound_bytes",
+            "in (bytes received, not yet read) of the latest timeout's message.", MultiplexerEndpoint);
+        LastTimeoutBusyWorkerThreads = Gauge(SeriesOwner.Timeouts, "muxwatch_last_timeout_busy_worker_threads",
+            "Busy worker threads when the latest timeout was raised (its WORKER figure, or MuxWatch's sample at the catch).", MultiplexerEndpoint);
+        LastTimeoutTimestamp = Gauge(SeriesOwner.Timeouts, "muxwatch_last_timeout_timestamp_seconds",
+            "When the latest timeout was raised (unix seconds).", MultiplexerEndpoint);
+    }
+
     /// <summary>Counts one diagnosed timeout and sets the last-seen gauges of what it carried.</summary>
     internal void RecordTimeout(ObservedTimeout timeout, DateTimeOffset now)
     {
@@ -53,14 +70,9 @@ public sealed partial class MuxWatchMetrics
     {
         var separator = pair.IndexOf('\n', StringComparison.Ordinal);
         var (multiplexer, endpoint) = (pair[..separator], pair[(separator + 1)..]);
-        foreach (var labels in Timeouts.GetAllLabelValues().Where(l => l.Length > 1 && l[0] == multiplexer && l[1] == endpoint).ToList())
+        foreach (var family in FamiliesOwnedBy(SeriesOwner.Timeouts))
         {
-            Timeouts.RemoveLabelled(labels);
-        }
-
-        foreach (var gauge in (Gauge[])[LastTimeoutSentAwaitingResponse, LastTimeoutPendingUnsent, LastTimeoutInboundBytes, LastTimeoutBusyWorkerThreads, LastTimeoutTimestamp])
-        {
-            gauge.RemoveLabelled(multiplexer, endpoint);
+            RemoveWhere(family, labels => labels.Length > 1 && labels[0] == multiplexer && labels[1] == endpoint);
         }
     }
 

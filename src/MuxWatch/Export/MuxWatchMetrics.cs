@@ -39,70 +39,91 @@ public sealed partial class MuxWatchMetrics
     private readonly BoundedLabelValues _ownTimeoutEndpoints = new(MaxOwnTimeoutEndpoints);
     private readonly AgingLabelValues _postedTimeoutEndpoints = new(MaxTimeoutEndpoints, PostedEndpointIdle);
 
-    /// <summary>Creates the families in <paramref name="registry"/>.</summary>
+    /// <summary>Creates the families in <paramref name="registry"/>, in the order /metrics lists them.</summary>
     internal MuxWatchMetrics(CollectorRegistry registry)
     {
         ArgumentNullException.ThrowIfNull(registry);
         Registry = registry;
-        var factory = Metrics.WithCustomRegistry(registry);
+        _factory = Metrics.WithCustomRegistry(registry);
+        DeclareTimeoutFamilies();
+        DeclareThreadPoolFamilies();
+        DeclareProcessFamilies();
+        DeclareServerFamilies();
+        DeclareForkFamilies();
+        DeclareReplicationFamilies();
+    }
 
-        Timeouts = factory.CreateCounter("muxwatch_timeouts_total",
-            "Redis timeouts and connection errors seen, by primary cause and by how they reached MuxWatch.",
-            ["multiplexer", "endpoint", "cause", "source"]);
-        LastTimeoutSentAwaitingResponse = factory.CreateGauge("muxwatch_last_timeout_sent_awaiting_response",
-            "qs of the latest timeout: from the live counters when caught in-process on a registered multiplexer, else from its message.", MultiplexerEndpoint);
-        LastTimeoutPendingUnsent = factory.CreateGauge("muxwatch_last_timeout_pending_unsent",
-            "qu of the latest timeout (live counters when available, else its message).", MultiplexerEndpoint);
-        LastTimeoutInboundBytes = factory.CreateGauge("muxwatch_last_timeout_inbound_bytes",
-            "in (bytes received, not yet read) of the latest timeout's message.", MultiplexerEndpoint);
-        LastTimeoutBusyWorkerThreads = factory.CreateGauge("muxwatch_last_timeout_busy_worker_threads",
-            "Busy worker threads when the latest timeout was raised (its WORKER figure, or MuxWatch's sample at the catch).", MultiplexerEndpoint);
-        LastTimeoutTimestamp = factory.CreateGauge("muxwatch_last_timeout_timestamp_seconds",
-            "When the latest timeout was raised (unix seconds).", MultiplexerEndpoint);
+    /// <summary>
+    /// Whose series a family holds, which says what removes them: nothing (the process's own), an endpoint's removal (its
+    /// first label is a polled endpoint), or the core's timeout bookkeeping (multiplexer and endpoint pairs).
+    /// </summary>
+    internal enum SeriesOwner
+    {
+        /// <summary>The process's own figures: never removed.</summary>
+        Process,
 
-        (ThreadPoolBusy, ThreadPoolMin, ThreadPoolMax, ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted) = CreateThreadPoolFamilies(factory);
-        ThreadPoolAdjustments = CreateAdjustmentFamily(factory);
-        ThreadPoolStackCaptures = CreateStackCaptureFamily(factory);
+        /// <summary>A polled endpoint's (first label <c>endpoint</c>): removed with it (<see cref="RemoveServerEndpoint"/>).</summary>
+        PolledEndpoint,
 
-        ProbeCycle = factory.CreateHistogram("muxwatch_probe_cycle_seconds",
-            "How long one probe cycle took (sampling only: PINGs complete on their own).", [],
-            new HistogramConfiguration { Buckets = ProbeCycleBuckets });
-        ProbeFailures = factory.CreateCounter("muxwatch_probe_failures_total",
-            "Probe work that failed, by probe and reason; the loop goes on.", ["probe", "reason"]);
-        CaptureDropped = factory.CreateCounter("muxwatch_capture_dropped_total",
+        /// <summary>A multiplexer's and endpoint's timeouts: kept once counted, at 0 removed with their multiplexer or endpoint.</summary>
+        Timeouts,
+
+        /// <summary>A probe package's family (<see cref="Publish"/>): the package removes its series.</summary>
+        Package,
+    }
+
+    private readonly MetricFactory _factory;
+
+    /// <summary>Declares a gauge: created in the registry, published through the meter, removed as its <paramref name="owner"/> says.</summary>
+    private Gauge Gauge(SeriesOwner owner, string name, string help, params string[] labels) =>
+        Declared(_factory.CreateGauge(name, help, labels), owner);
+
+    /// <summary>Declares a counter, as <see cref="Gauge"/> does.</summary>
+    private Counter Counter(SeriesOwner owner, string name, string help, params string[] labels) =>
+        Declared(_factory.CreateCounter(name, help, labels), owner);
+
+    /// <summary>Declares a histogram with its <paramref name="buckets"/> (the meter's instrument advises the same), as <see cref="Gauge"/> does.</summary>
+    private Histogram Histogram(SeriesOwner owner, string name, string help, double[] buckets, params string[] labels) =>
+        Declared(_factory.CreateHistogram(name, help, labels, new HistogramConfiguration { Buckets = buckets }), owner, buckets);
+
+    private T Declared<T>(T family, SeriesOwner owner, double[]? buckets = null)
+        where T : Collector
+    {
+        lock (_families)
+        {
+            _families.Add((family, owner));
+            if (family is Histogram histogram)
+            {
+                _buckets[histogram] = buckets!;
+            }
+
+            _meter?.Publish(family);
+        }
+
+        return family;
+    }
+
+    /// <summary>The families of the process's probing and capture: how a probe cycle went, what failed, what was dropped.</summary>
+    private void DeclareProcessFamilies()
+    {
+        ProbeCycle = Histogram(SeriesOwner.Process, "muxwatch_probe_cycle_seconds",
+            "How long one probe cycle took (sampling only: PINGs complete on their own).", ProbeCycleBuckets);
+        ProbeFailures = Counter(SeriesOwner.Process, "muxwatch_probe_failures_total",
+            "Probe work that failed, by probe and reason; the loop goes on.", "probe", "reason");
+        CaptureDropped = Counter(SeriesOwner.Process, "muxwatch_capture_dropped_total",
             "Caught exceptions dropped because the capture queue was full.");
-        ErrorReplies = factory.CreateCounter("muxwatch_error_replies_total",
+        ErrorReplies = Counter(SeriesOwner.Process, "muxwatch_error_replies_total",
             "Error replies the app's Redis commands failed with (RedisServerException, caught like its timeouts), by error code: "
-            + "CLUSTERDOWN, TRYAGAIN, MASTERDOWN, READONLY, LOADING, BUSY, OOM, MISCONF, NOREPLICAS, NOAUTH, WRONGPASS, NOPERM, or other.", ["error"]);
+            + "CLUSTERDOWN, TRYAGAIN, MASTERDOWN, READONLY, LOADING, BUSY, OOM, MISCONF, NOREPLICAS, NOAUTH, WRONGPASS, NOPERM, or other.", "error");
         ErrorReplyCounters = [.. Model.ErrorReplies.Codes.Select(code => ErrorReplies.WithLabels(code))]; // exported at 0 from the start
-        CorrelationPending = factory.CreateGauge("muxwatch_correlation_pending",
+        CorrelationPending = Gauge(SeriesOwner.Process, "muxwatch_correlation_pending",
             "Timeouts waiting for their endpoint's next poll before they are counted under their final cause.");
-
-        (ServerBgsaveInProgress, ServerAofRewriteInProgress, ServerModuleForkInProgress, ServerLoading, ServerLatestForkSeconds,
-            ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds, ServerCowSizeBytes,
-            ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,
-            ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess, ServerClockOffsetSeconds) = CreateServerFamilies(factory);
-
-        var replication = CreateReplicationFamilies(factory);
-        var forks = CreateForkFamilies(factory);
-        _families.AddRange([
-            Timeouts, LastTimeoutSentAwaitingResponse, LastTimeoutPendingUnsent, LastTimeoutInboundBytes, LastTimeoutBusyWorkerThreads,
-            LastTimeoutTimestamp, ThreadPoolBusy, ThreadPoolMin, ThreadPoolMax,
-            ThreadPoolThreads, ThreadPoolQueueLength, ThreadPoolCompleted, ThreadPoolAdjustments, ThreadPoolStackCaptures, ProbeCycle, ProbeFailures, CaptureDropped, ErrorReplies, CorrelationPending,
-            ServerBgsaveInProgress, ServerAofRewriteInProgress, ServerModuleForkInProgress, ServerLoading, ServerLatestForkSeconds,
-            ServerForks, ServerRdbLastBgsaveOk, ServerAofLastRewriteOk, ServerRdbCurrentBgsaveSeconds, ServerCowSizeBytes,
-            ServerLatencyMonitorEnabled, ServerLatencySpikeSeconds, ServerSlowlogEntries, ServerSlowestRecentCommandSeconds,
-            ServerRestarts, ServerPollFailures, ServerCommandRefused, ServerLastPollSuccess, ServerClockOffsetSeconds,
-            .. forks,
-            .. replication,
-        ]);
-        _buckets[ProbeCycle] = ProbeCycleBuckets;
     }
 
     /// <summary>The probe-cycle histogram's buckets, 0.1 ms to 2.5 s.</summary>
     internal static double[] ProbeCycleBuckets { get; } = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-    private readonly List<Collector> _families = [];
+    private readonly List<(Collector Family, SeriesOwner Owner)> _families = [];
     private readonly Dictionary<Histogram, double[]> _buckets = [];
 
     /// <summary>Every family, the core's and those a probe package published, in the order /metrics lists them: what a <see cref="MuxWatchMeter"/> publishes.</summary>
@@ -112,7 +133,7 @@ public sealed partial class MuxWatchMetrics
         {
             lock (_families)
             {
-                return [.. _families];
+                return [.. _families.Select(declared => declared.Family)];
             }
         }
     }
@@ -129,7 +150,7 @@ public sealed partial class MuxWatchMetrics
         lock (_families)
         {
             _meter = meter;
-            foreach (var family in _families)
+            foreach (var (family, _) in _families)
             {
                 meter.Publish(family);
             }
@@ -149,16 +170,7 @@ public sealed partial class MuxWatchMetrics
             ArgumentNullException.ThrowIfNull(buckets);
         }
 
-        lock (_families)
-        {
-            if (family is Histogram published)
-            {
-                _buckets[published] = buckets!;
-            }
-
-            _families.Add(family);
-            _meter?.Publish(family);
-        }
+        Declared(family, SeriesOwner.Package, buckets);
     }
 
     /// <summary>
@@ -189,34 +201,34 @@ public sealed partial class MuxWatchMetrics
     /// <summary>The registry the families live in: a probe package creates its own families here.</summary>
     public CollectorRegistry Registry { get; }
 
-    internal Counter Timeouts { get; }
+    internal Counter Timeouts { get; private set; } = null!;
 
-    internal Gauge LastTimeoutSentAwaitingResponse { get; }
+    internal Gauge LastTimeoutSentAwaitingResponse { get; private set; } = null!;
 
-    internal Gauge LastTimeoutPendingUnsent { get; }
+    internal Gauge LastTimeoutPendingUnsent { get; private set; } = null!;
 
-    internal Gauge LastTimeoutInboundBytes { get; }
+    internal Gauge LastTimeoutInboundBytes { get; private set; } = null!;
 
-    internal Gauge LastTimeoutBusyWorkerThreads { get; }
+    internal Gauge LastTimeoutBusyWorkerThreads { get; private set; } = null!;
 
-    internal Gauge LastTimeoutTimestamp { get; }
+    internal Gauge LastTimeoutTimestamp { get; private set; } = null!;
 
-    internal Histogram ProbeCycle { get; }
+    internal Histogram ProbeCycle { get; private set; } = null!;
 
-    internal Counter ProbeFailures { get; }
+    internal Counter ProbeFailures { get; private set; } = null!;
 
     /// <summary>Counts one failure of a probe's work, by probe and reason (<c>muxwatch_probe_failures_total</c>); the loop goes on.</summary>
     public void CountProbeFailure(string probe, string reason) => ProbeFailures.WithLabels(probe, reason).Inc();
 
-    internal Counter CaptureDropped { get; }
+    internal Counter CaptureDropped { get; private set; } = null!;
 
     /// <summary><c>muxwatch_error_replies_total</c>, by error code.</summary>
-    internal Counter ErrorReplies { get; }
+    internal Counter ErrorReplies { get; private set; } = null!;
 
     /// <summary>Its series, in the order of <see cref="Model.ErrorReplies.Codes"/>.</summary>
-    internal Counter.Child[] ErrorReplyCounters { get; }
+    internal Counter.Child[] ErrorReplyCounters { get; private set; } = [];
 
-    internal Gauge CorrelationPending { get; }
+    internal Gauge CorrelationPending { get; private set; } = null!;
 
     /// <summary>
     /// Exports at 0 the timeouts of one watched endpoint by every cause from each of

@@ -16,14 +16,11 @@ internal static class DoctorFindings
     private const long LargeDatasetBytes = 1_000_000_000;
     private const int MaxListed = 5;
 
-    /// <summary>The least memory a fork's cost is spread over, as the server poller's projection takes it (ForkTracker).</summary>
-    private const double MinimumBasisBytes = 32 * 1024 * 1024;
-
     /// <summary>The most bytes believed of a server's memory figure: a petabyte; more (or less than none) is a broken or hostile server.</summary>
     private const long MaxBytes = 1L << 50;
 
-    /// <summary>The longest fork believed, in µs: an hour (a real one of many seconds is already a disaster).</summary>
-    private const long MaxForkMicros = 3_600_000_000;
+    /// <summary>The longest fork believed, in µs: an hour (a real one of many seconds is already a disaster), as the projection believes it.</summary>
+    private const long MaxForkMicros = ForkCost.PlausibleForkMicroseconds;
 
     /// <summary>The most of anything counted believed (evictions, delayed fsyncs, seconds of lag).</summary>
     private const long MaxCount = 1L << 50;
@@ -189,10 +186,14 @@ internal static class DoctorFindings
             return;
         }
 
-        // The latest fork's cost over today's memory: when it forked is not known to a one-shot read.
-        var basis = Math.Max(rss, MinimumBasisBytes) / 1e9;
-        var projected = usec / 1e6; // at today's memory, by the latest fork's own cost per GB
-        var perGigabyte = projected / basis;
+        // The latest fork's cost over today's memory (when it forked is not known to a one-shot read), by the judgement the
+        // server poller's projection makes (ForkCost): at today's memory, the next one costs what the latest did.
+        if (ForkCost.SecondsPerGigabyte(usec, rss) is not { } perGigabyte)
+        {
+            return;
+        }
+
+        var projected = ForkCost.ProjectedSeconds(perGigabyte, rss);
         var text = string.Create(CultureInfo.InvariantCulture,
             $"the latest fork blocked the server {usec / 1000.0:F1} ms ({perGigabyte * 1000:F1} ms per GB resident); at {Size(rss)} the next one will block it about {projected * 1000:F0} ms");
         found.Add(projected >= SlowForkSeconds

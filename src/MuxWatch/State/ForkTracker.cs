@@ -10,15 +10,6 @@ namespace MuxWatch.State;
 /// </summary>
 internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metrics)
 {
-    /// <summary>
-    /// The least memory a fork's cost is spread over, 32 MB: a small server's fork costs a fixed fraction of a
-    /// millisecond that does not grow with its memory, and spread over its few megabytes it would foretell absurd
-    /// pauses for when it has grown.
-    /// </summary>
-    internal const double MinimumBasisBytes = 32 * 1024 * 1024;
-
-    private const double BytesPerGigabyte = 1e9;
-
     private long? _totalForks;
     private long? _latestForkUsec;
     private double? _secondsPerGigabyte;
@@ -98,10 +89,9 @@ internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metri
     }
 
     /// <summary>
-    /// A fork copies the process's page tables, so its pause grows with its resident memory (Redis documents
-    /// 10-20 ms per GB on physical hosts, far more on some VMs). The cost per GB is taken from each new fork and
-    /// the memory the poll that saw it read (from the first poll, the latest fork's, at today's memory: when it
-    /// forked is not known); the next fork's pause is that cost at today's memory.
+    /// The cost per GB is taken from each new fork and the memory the poll that saw it read (from the first poll, the
+    /// latest fork's, at today's memory: when it forked is not known); the next fork's pause is that cost at today's
+    /// memory (<see cref="ForkCost"/>, the judgement the doctor shares).
     /// </summary>
     private void Foretell(long? latestForkUsec, double? residentBytes, bool forked)
     {
@@ -110,17 +100,16 @@ internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metri
             return; // no memory figure (an older or odd server): nothing to spread the cost over
         }
 
-        var basis = Math.Max(resident, MinimumBasisBytes) / BytesPerGigabyte;
-        if ((forked || _secondsPerGigabyte is null) && latestForkUsec is > 0 and < ServerStateTracker.PlausibleForkUsec and var usec)
+        if ((forked || _secondsPerGigabyte is null) && latestForkUsec is { } usec && ForkCost.SecondsPerGigabyte(usec, resident) is { } cost)
         {
-            _secondsPerGigabyte = usec / 1e6 / basis;
+            _secondsPerGigabyte = cost;
         }
 
         if (_secondsPerGigabyte is { } perGigabyte)
         {
             var endpoint = timeline.Endpoint;
             metrics.ServerForkSecondsPerGigabyte.WithLabels(endpoint).Set(perGigabyte);
-            metrics.ServerNextForkProjectedSeconds.WithLabels(endpoint).Set(perGigabyte * basis);
+            metrics.ServerNextForkProjectedSeconds.WithLabels(endpoint).Set(ForkCost.ProjectedSeconds(perGigabyte, resident));
         }
     }
 }

@@ -27,9 +27,6 @@ internal sealed class ServerStateTracker
     /// </summary>
     internal static readonly TimeSpan Plausible = TimeSpan.FromDays(3650);
 
-    /// <summary>The longest fork believed, an hour in microseconds: a fork that long is no figure to foretell from.</summary>
-    internal const long PlausibleForkUsec = 3_600_000_000;
-
     /// <summary>Slow-log entries taken from one poll: what the poller asks for (<c>SLOWLOG GET 64</c>).</summary>
     internal const int MaxSlowlogEntriesPerPoll = SlowlogTracker.MaxEntriesPerPoll;
 

@@ -43,7 +43,7 @@ public sealed class MuxWatchRegistrationTests
 
         var error = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
 
-        Assert.Contains($"MuxWatch:{setting}", error.Message, StringComparison.Ordinal);
+        Assert.True(error.Message.Contains($"MuxWatch:{setting}", StringComparison.Ordinal), error.Message);
     }
 
     [Theory]

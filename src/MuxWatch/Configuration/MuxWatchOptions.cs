@@ -1,8 +1,15 @@
+using System.ComponentModel.DataAnnotations;
+
 namespace MuxWatch.Configuration;
 
 /// <summary>Settings of MuxWatch, bound from the <c>MuxWatch</c> configuration section.</summary>
+/// <remarks>
+/// Each bound is said once, by its <see cref="RangeAttribute"/>: the validator is generated from them
+/// (<c>MuxWatchOptionsValidator</c>), and a test holds the README's table of settings to them.
+/// </remarks>
 public sealed class MuxWatchOptions
 {
+
     /// <summary>The configuration section these options are bound from.</summary>
     public const string SectionName = "MuxWatch";
 
@@ -28,20 +35,23 @@ public sealed class MuxWatchOptions
     /// <summary>Write each caught timeout's cause and advice to the app's log, at Warning (default on).</summary>
     public bool LogTimeouts { get; set; } = true;
 
-    /// <summary>At most one log line per cause per this interval (default 10 s, 0 to 1 hour); the next line counts those left out.</summary>
+    /// <summary>At most one log line per cause per this interval (default 10 s); the next line counts those left out.</summary>
+    [Range(typeof(TimeSpan), "00:00:00", "01:00:00")]
     public TimeSpan TimeoutLogInterval { get; set; } = TimeSpan.FromSeconds(10);
 
-    /// <summary>How many recent timeouts are kept for <c>/api/timeouts</c> (default 1000, 1 to 100000).</summary>
+    /// <summary>How many recent timeouts are kept for <c>/api/timeouts</c> (default 1000).</summary>
+    [Range(1, 100_000)]
     public int RecentTimeoutCapacity { get; set; } = 1000;
 
-    /// <summary>How often the probe loop samples the thread pool and every watched multiplexer (default 1 s, 10 ms to 1 hour).</summary>
+    /// <summary>How often the probe loop samples the thread pool and every watched multiplexer (default 1 s).</summary>
+    [Range(typeof(TimeSpan), "00:00:00.010", "01:00:00")]
     public TimeSpan ProbeInterval { get; set; } = TimeSpan.FromSeconds(1);
 
     /// <summary>Send a PING through each watched multiplexer's endpoints every <see cref="PingInterval"/>, timed into <c>muxwatch_ping_seconds</c> (default on).</summary>
     public bool Ping { get; set; } = true;
 
     /// <summary>
-    /// How often each endpoint is sent a PING (default 10 s, 10 ms to 1 hour; never more often than the probe
+    /// How often each endpoint is sent a PING (default 10 s; never more often than the probe
     /// cycle). An app's own commands are its timeouts' source and the probe samples their queues every
     /// cycle; the PING adds a round trip that measures the path when the app is quiet. Each one wakes the
     /// client's reader and the thread pool, which costs an idle app more than the rest of the probe
@@ -51,6 +61,7 @@ public sealed class MuxWatchOptions
     /// 500 endpoints). While the witness finds an endpoint silent (<see cref="Witness"/>), it is PINGed every probe
     /// cycle instead, so a stall shorter than the interval still catches a PING in flight.
     /// </summary>
+    [Range(typeof(TimeSpan), "00:00:00.010", "01:00:00")]
     public TimeSpan PingInterval { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>
@@ -58,16 +69,19 @@ public sealed class MuxWatchOptions
     /// 5 minutes). Longer than the client's own timeout by default, so that the client's timeout, with its
     /// diagnosis, surfaces first.
     /// </summary>
+    [Range(typeof(TimeSpan), "00:00:00.100", "00:05:00")]
     public TimeSpan ProbeTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>
-    /// How many endpoints of one multiplexer are probed and polled (default 128, 1 to 10000). A cluster's
+    /// How many endpoints of one multiplexer are probed and polled (default 128). A cluster's
     /// node list comes from its servers: one advertising a thousand nodes would otherwise cost thousands of
     /// series. Those past it are counted in <c>muxwatch_endpoints_over_budget</c> and logged once.
     /// </summary>
+    [Range(1, 10_000)]
     public int MaxEndpointsPerMultiplexer { get; set; } = 128;
 
-    /// <summary>How many caught exceptions may wait to be read before more are dropped and counted (default 10000, 1 to 1000000).</summary>
+    /// <summary>How many caught exceptions may wait to be read before more are dropped and counted (default 10000).</summary>
+    [Range(1, 1_000_000)]
     public int CaptureQueueCapacity { get; set; } = 10_000;
 
     /// <summary>
@@ -85,7 +99,7 @@ public sealed class MuxWatchOptions
     public bool KeySizes { get; set; } = true;
 
     /// <summary>
-    /// How often each endpoint is polled when nothing is happening (default 10 s, 100 ms to 1 hour; on the
+    /// How often each endpoint is polled when nothing is happening (default 10 s; on the
     /// same clock-aligned cadence as the PINGs, see <see cref="PingInterval"/>). Polls
     /// run on the probe loop's ticks, and come sooner when there is something to see: every probe cycle
     /// (at most every second, never less often than this interval) while a save, rewrite, module fork or
@@ -94,6 +108,7 @@ public sealed class MuxWatchOptions
     /// server between polls, so a calm interval misses no event (the sidecar keeps this default: at 500 endpoints a 1 s
     /// calm poll cost it 40 ms of CPU a second and each server 5 times the INFO calls; docs/benchmarks.md, "The sidecar at 500 separate endpoints").
     /// </summary>
+    [Range(typeof(TimeSpan), "00:00:00.100", "01:00:00")]
     public TimeSpan ServerPollInterval { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>
@@ -107,20 +122,22 @@ public sealed class MuxWatchOptions
     public bool Witness { get; set; } = true;
 
     /// <summary>
-    /// How often the witness PINGs each endpoint while nothing waits for it (default 500 ms, 100 ms to 1 minute);
+    /// How often the witness PINGs each endpoint while nothing waits for it (default 500 ms);
     /// every 200 ms while a timeout of that endpoint waits to be settled. A timeout is witnessed when a PING
     /// was sent and answered within its wait, so the default suits the client's shortest usual timeouts (500 ms
     /// to 5 s); a PING costs the server about a microsecond.
     /// </summary>
+    [Range(typeof(TimeSpan), "00:00:00.100", "00:01:00")]
     public TimeSpan WitnessInterval { get; set; } = TimeSpan.FromMilliseconds(500);
 
     /// <summary>
-    /// How often the witness PINGs each endpoint while this process is quiet (default 2 s, 100 ms to 1 minute,
+    /// How often the witness PINGs each endpoint while this process is quiet (default 2 s,
     /// never more often than <see cref="WitnessInterval"/>): no pool work and no CPU to speak of for 5 s, as in an
     /// idle app, whose wakes would otherwise be most of what MuxWatch costs it. A server that stalls still leaves
     /// the PING in flight unanswered, and the first timeout hurries the endpoint. The sidecar, whose own quiet
     /// says nothing of the apps that post to it, sets it to the <see cref="WitnessInterval"/> in its appsettings.json.
     /// </summary>
+    [Range(typeof(TimeSpan), "00:00:00.100", "00:01:00")]
     public TimeSpan WitnessQuietInterval { get; set; } = TimeSpan.FromSeconds(2);
 
     /// <summary>
@@ -141,10 +158,11 @@ public sealed class MuxWatchOptions
     public bool PoolStackCapture { get; set; } = true;
 
     /// <summary>
-    /// The least time between two stack captures that found a starvation (default 5 minutes, 1 s to 1 day): once per
+    /// The least time between two stack captures that found a starvation (default 5 minutes): once per
     /// starvation, not per timeout. Re-armed once the pool has been calm 5 s (another episode); a capture that found nobody
     /// blocked (a start-up blip) spends nothing, and two captures are never less than 10 s apart.
     /// </summary>
+    [Range(typeof(TimeSpan), "00:00:01", "1.00:00:00")]
     public TimeSpan PoolStackCaptureInterval { get; set; } = TimeSpan.FromMinutes(5);
 
     /// <summary>
@@ -156,15 +174,18 @@ public sealed class MuxWatchOptions
     /// </summary>
     public bool Meter { get; set; } = true;
 
-    /// <summary>The longest one poll may take before it counts as failed (default 2 s, 100 ms to 1 minute): the connect and each command time out by it.</summary>
+    /// <summary>The longest one poll may take before it counts as failed (default 2 s): the connect and each command time out by it.</summary>
+    [Range(typeof(TimeSpan), "00:00:00.100", "00:01:00")]
     public TimeSpan ServerPollTimeout { get; set; } = TimeSpan.FromSeconds(2);
 
-    /// <summary>How long each endpoint's timeline keeps an event after it ended (default 1 hour, 1 minute to 1 day).</summary>
+    /// <summary>How long each endpoint's timeline keeps an event after it ended (default 1 hour).</summary>
+    [Range(typeof(TimeSpan), "00:01:00", "1.00:00:00")]
     public TimeSpan ServerTimelineRetention { get; set; } = TimeSpan.FromHours(1);
 
     /// <summary>
     /// How long a timeout may wait for its endpoint's next successful poll before it is counted with what
-    /// is known (default 30 s, 0 to 10 minutes; 0 never waits).
+    /// is known (default 30 s; 0 never waits).
     /// </summary>
+    [Range(typeof(TimeSpan), "00:00:00", "00:10:00")]
     public TimeSpan CorrelationSettleTimeout { get; set; } = TimeSpan.FromSeconds(30);
 }

@@ -13,11 +13,11 @@ COPY src/Directory.Build.props src/Directory.Build.targets src/
 COPY src/MuxWatch/MuxWatch.csproj src/MuxWatch/
 COPY src/MuxWatch.StackExchangeRedis/MuxWatch.StackExchangeRedis.csproj src/MuxWatch.StackExchangeRedis/
 COPY src/MuxWatch.AspNetCore/MuxWatch.AspNetCore.csproj src/MuxWatch.AspNetCore/
-COPY src/MuxWatch.Service/MuxWatch.Service.csproj src/MuxWatch.Service/
-RUN dotnet restore src/MuxWatch.Service/MuxWatch.Service.csproj --use-current-runtime -p:PublishAot=true
+COPY src/MuxWatch.Tool/MuxWatch.Tool.csproj src/MuxWatch.Tool/
+RUN dotnet restore src/MuxWatch.Tool/MuxWatch.Tool.csproj --use-current-runtime -p:PublishAot=true
 COPY .editorconfig ./
 COPY src/ src/
-RUN dotnet publish src/MuxWatch.Service/MuxWatch.Service.csproj -c Release --no-restore --use-current-runtime -p:PublishAot=true -p:DebugType=none -p:GenerateDocumentationFile=false -o /app
+RUN dotnet publish src/MuxWatch.Tool/MuxWatch.Tool.csproj -c Release --no-restore --use-current-runtime -p:PublishAot=true -p:DebugType=none -p:GenerateDocumentationFile=false -o /app
 
 # Chiseled: no shell, no package manager, non-root by default; runtime-deps, since a native app brings its runtime.
 FROM mcr.microsoft.com/dotnet/runtime-deps:10.0-noble-chiseled AS runtime
@@ -29,4 +29,4 @@ ENV Urls=http://+:9401
 # The budget here is .NET's container rule: 75% of the container's memory limit (144 MiB under the shipped
 # manifest's 192 Mi); the native build bakes no heap cap of its own (the JIT build's is 256 MiB).
 EXPOSE 9401
-ENTRYPOINT ["/app/MuxWatch.Service"]
+ENTRYPOINT ["/app/MuxWatch.Tool"]

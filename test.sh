@@ -104,14 +104,14 @@ done
 
 # The container's app: ContainerBuildTests replayed the Dockerfile's native (AOT) publish into
 # artifacts/container-app; the tests that start the service as a process run once more on that build.
-native="$PWD/artifacts/container-app/MuxWatch.Service"
+native="$PWD/artifacts/container-app/MuxWatch.Tool"
 if [ -n "$fast" ]; then
   log "fast loop: the native build and the floor of the client range are left to the full command"
 elif [ -x "$native" ]; then
-  log "testing MuxWatch.Service.Tests (process tests, on the container's native build)"
-  run env MUXWATCH_SERVICE_EXECUTABLE="$native" dotnet test tests/MuxWatch.Service.Tests/MuxWatch.Service.Tests.csproj \
+  log "testing MuxWatch.Tool.Tests (process tests, on the container's native build)"
+  run env MUXWATCH_SERVICE_EXECUTABLE="$native" dotnet test tests/MuxWatch.Tool.Tests/MuxWatch.Tool.Tests.csproj \
     -c "$configuration" --no-build -nologo --filter "Category=ServiceProcess" \
-    --logger "trx;LogFileName=MuxWatch.Service.Tests-native.trx" --results-directory "$results" || status=1
+    --logger "trx;LogFileName=MuxWatch.Tool.Tests-native.trx" --results-directory "$results" || status=1
 else
   log "the container's native build is missing: $native"; status=1
   echo '<Counters total="1" executed="1" passed="0" failed="1" />' > "$results/native-build.trx"

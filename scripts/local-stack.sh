@@ -39,10 +39,10 @@ wait_for() { # url, what
 }
 
 # MUXWATCH_DLL runs a service already built (the tests do); otherwise it is built here.
-dll="${MUXWATCH_DLL:-src/MuxWatch.Service/bin/Release/net10.0/MuxWatch.Service.dll}"
+dll="${MUXWATCH_DLL:-src/MuxWatch.Tool/bin/Release/net10.0/MuxWatch.Tool.dll}"
 if [ -z "${MUXWATCH_DLL:-}" ]; then
   echo "local-stack: building MuxWatch"
-  dotnet build src/MuxWatch.Service -c Release -nologo -v quiet >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
+  dotnet build src/MuxWatch.Tool -c Release -nologo -v quiet >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
 fi
 
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \

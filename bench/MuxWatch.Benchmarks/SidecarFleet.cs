@@ -68,7 +68,7 @@ internal static class SidecarFleet
             {
                 // The service as that build: the native executable, or the built dll run by dotnet.
                 Environment.SetEnvironmentVariable(BuiltProgram.ServiceExecutableVariable, build == "native" ? native : null);
-                Console.WriteLine($"  {build}: {BuiltProgram.StartInfo("MuxWatch.Service").FileName}");
+                Console.WriteLine($"  {build}: {BuiltProgram.StartInfo("MuxWatch.Tool").FileName}");
                 foreach (var count in counts)
                 {
                     var used = servers.Take((count + addresses - 1) / addresses).ToList();
@@ -112,7 +112,7 @@ internal static class SidecarFleet
 
         var output = Path.Combine(BuiltProgram.RepositoryRoot, "artifacts", "bench-native");
         Console.WriteLine($"publishing the native build as the Dockerfile does, into {output} ...");
-        var publish = new ProcessStartInfo("dotnet", ["publish", Path.Combine(BuiltProgram.RepositoryRoot, "src", "MuxWatch.Service", "MuxWatch.Service.csproj"),
+        var publish = new ProcessStartInfo("dotnet", ["publish", Path.Combine(BuiltProgram.RepositoryRoot, "src", "MuxWatch.Tool", "MuxWatch.Tool.csproj"),
             "-c", "Release", "--use-current-runtime", "-p:PublishAot=true", "-p:DebugType=none", "-p:GenerateDocumentationFile=false", "-o", output, "-nologo", "-v", "quiet"])
         {
             RedirectStandardOutput = true,
@@ -125,7 +125,7 @@ internal static class SidecarFleet
             throw new InvalidOperationException($"the native publish failed ({exitCode}): {error}{text}");
         }
 
-        return Path.Combine(output, "MuxWatch.Service");
+        return Path.Combine(output, "MuxWatch.Tool");
     }
 
     /// <summary>Every figure in one table, then how each grew from the smallest count to the largest, and MuxWatch's cost to a server against redis_exporter's.</summary>
@@ -167,7 +167,7 @@ internal static class SidecarFleet
     private static async Task<Figures> MeasureSidecarAsync(string build, List<string> endpoints, List<RedisServer> servers, ConnectionMultiplexer admin, List<string> settings, TimeSpan warmup, TimeSpan window, int scrapes)
     {
         var port = FreePort.Next();
-        var info = BuiltProgram.StartInfo("MuxWatch.Service", ["--urls", $"http://127.0.0.1:{port}", .. settings.Where(s => !s.StartsWith("env:", StringComparison.Ordinal)).Select(s => "--" + s)]);
+        var info = BuiltProgram.StartInfo("MuxWatch.Tool", ["--urls", $"http://127.0.0.1:{port}", .. settings.Where(s => !s.StartsWith("env:", StringComparison.Ordinal)).Select(s => "--" + s)]);
         foreach (var variable in settings.Where(s => s.StartsWith("env:", StringComparison.Ordinal)).Select(s => s[4..].Split('=', 2)))
         {
             info.Environment[variable[0]] = variable[1];

@@ -9,7 +9,7 @@ namespace MuxWatch.Benchmarks;
 /// The sidecar as deployed, at 10, 100 and 500 endpoints: its steady working set, and the time and
 /// bytes of a <c>/metrics</c> scrape over HTTP, side by side with Debian's
 /// <c>prometheus-redis-exporter</c> scraping the same servers. The service runs as a real process
-/// (the built <c>MuxWatch.Service.dll</c>), the targets given through its environment, as a
+/// (the built <c>MuxWatch.Tool.dll</c>), the targets given through its environment, as a
 /// deployment would. Prints figures; asserts nothing.
 /// </summary>
 internal static class SidecarScale
@@ -58,7 +58,7 @@ internal static class SidecarScale
     private static async Task MeasureSidecarAsync(int count, string gc, List<RedisServer> servers, int perServer, TimeSpan settle, int scrapes)
     {
         var port = FreePort.Next();
-        var info = BuiltProgram.StartInfo("MuxWatch.Service", "--urls", $"http://127.0.0.1:{port}");
+        var info = BuiltProgram.StartInfo("MuxWatch.Tool", "--urls", $"http://127.0.0.1:{port}");
         for (var i = 0; i < count; i++)
         {
             info.Environment[$"MuxWatch__Targets__{i}__Name"] = $"app-{i}";

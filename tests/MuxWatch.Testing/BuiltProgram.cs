@@ -39,7 +39,7 @@ public static class BuiltProgram
     /// </summary>
     public static ProcessStartInfo StartInfo(string project, params string[] arguments)
     {
-        var native = project == "MuxWatch.Service" ? Environment.GetEnvironmentVariable(ServiceExecutableVariable) : null;
+        var native = project == "MuxWatch.Tool" ? Environment.GetEnvironmentVariable(ServiceExecutableVariable) : null;
         var info = new ProcessStartInfo(string.IsNullOrEmpty(native) ? "dotnet" : native)
         {
             RedirectStandardOutput = true,

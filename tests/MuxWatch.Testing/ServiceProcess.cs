@@ -38,7 +38,7 @@ public sealed class ServiceProcess : IAsyncDisposable
     public static async Task<ServiceProcess> StartAsync(IReadOnlyDictionary<string, string> environment, params string[] arguments)
     {
         var port = FreePort.Next();
-        var info = BuiltProgram.StartInfo("MuxWatch.Service", ["--urls", $"http://127.0.0.1:{port}", .. arguments]);
+        var info = BuiltProgram.StartInfo("MuxWatch.Tool", ["--urls", $"http://127.0.0.1:{port}", .. arguments]);
         foreach (var (name, value) in environment)
         {
             info.Environment[name] = value;

@@ -43,7 +43,7 @@ internal sealed record MultiplexerOrigin(string Label, string? MadeBy, string? C
     ];
 
     /// <summary>MuxWatch's own assemblies (an app's may start with "MuxWatch" too).</summary>
-    private static readonly string[] MuxWatchAssemblies = ["MuxWatch", "MuxWatch.StackExchangeRedis", "MuxWatch.AspNetCore", "MuxWatch.Service"];
+    private static readonly string[] MuxWatchAssemblies = ["MuxWatch", "MuxWatch.StackExchangeRedis", "MuxWatch.AspNetCore", "MuxWatch.Tool"];
 
     /// <summary>
     /// The origin the current stack shows, or null when it shows only plumbing (a connect's continuation on a

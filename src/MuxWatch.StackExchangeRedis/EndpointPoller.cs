@@ -4,6 +4,7 @@ using MuxWatch.Export;
 using MuxWatch.Pipeline;
 using MuxWatch.Sources;
 using MuxWatch.State;
+using MuxWatch.Tracking;
 using StackExchange.Redis;
 
 namespace MuxWatch.StackExchangeRedis;
@@ -11,10 +12,10 @@ namespace MuxWatch.StackExchangeRedis;
 /// <summary>
 /// Polls one endpoint on its cadence (<see cref="Cadence"/>: calm, or busy while the pipeline waits for a poll or an interval runs;
 /// a whole back-off after an oversized reply), never two polls at once, never on the probe loop's thread; hands each poll that
-/// <see cref="EndpointPollReader"/> read to the core (<see cref="ServerTimelines.Apply"/>) and tells the pipeline it polled
+/// <see cref="EndpointPollReader"/> read to the core (<see cref="ServerPolls.Apply"/>) and tells the pipeline it polled
 /// (<see cref="IServerPollRequests.Polled"/>).
 /// </summary>
-internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline timeline, IServerPollRequests requests, MuxWatchMetrics metrics, TimeProvider time, SlowlogSenders? senders = null)
+internal sealed class EndpointPoller(ServerPolls polls, ServerTimeline timeline, IServerPollRequests requests, MuxWatchMetrics metrics, TimeProvider time, SlowlogSenders? senders = null)
 {
     /// <summary>The busy cadence's floor: while something runs or waits, a poll every second (or every cycle, if slower).</summary>
     internal static readonly TimeSpan BusyInterval = TimeSpan.FromSeconds(1);
@@ -73,7 +74,7 @@ internal sealed class EndpointPoller(ServerTimelines timelines, ServerTimeline t
                 lock (_applying)
                 {
                     // A poll that ends after its endpoint was dropped would write its series again, for good.
-                    applied = !_retired && timelines.Apply(timeline, result);
+                    applied = !_retired && polls.Apply(timeline, result);
                 }
 
                 if (applied)

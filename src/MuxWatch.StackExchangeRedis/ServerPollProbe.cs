@@ -8,6 +8,7 @@ using MuxWatch.Pipeline;
 using MuxWatch.Reading;
 using MuxWatch.Sources;
 using MuxWatch.State;
+using MuxWatch.Tracking;
 using StackExchange.Redis;
 
 namespace MuxWatch.StackExchangeRedis;
@@ -34,6 +35,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
     private readonly WatchedMultiplexers _multiplexers;
     private readonly SlowlogSenders _senders;
     private readonly ServerTimelines _timelines;
+    private readonly ServerPolls _polls;
     private readonly IServerPollRequests _requests;
     private readonly MuxWatchMetrics _metrics;
     private readonly TimeProvider _time;
@@ -45,6 +47,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
     public ServerPollProbe(
         WatchedMultiplexers multiplexers,
         ServerTimelines timelines,
+        ServerPolls polls,
         IServerPollRequests requests,
         MuxWatchMetrics metrics,
         TimeProvider time,
@@ -54,6 +57,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         _multiplexers = multiplexers;
         _senders = new SlowlogSenders(multiplexers);
         _timelines = timelines;
+        _polls = polls;
         _requests = requests;
         _metrics = metrics;
         _time = time;
@@ -142,7 +146,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
                         var timeline = _timelines.GetOrAdd(endpoints[i]);
                         timeline.WitnessAt(servers[i].EndPoint, TlsHostOf(multiplexer, watched.ConfiguredTlsHost, servers[i].EndPoint), watched.WitnessCertificateCheck);
                         poller = _pollers.GetOrAdd(endpoints[i], static (_, state) =>
-                            new EndpointPoller(state.Probe._timelines, state.Timeline, state.Probe._requests, state.Probe._metrics, state.Probe._time, state.Probe._senders), (Probe: this, Timeline: timeline));
+                            new EndpointPoller(state.Probe._polls, state.Timeline, state.Probe._requests, state.Probe._metrics, state.Probe._time, state.Probe._senders), (Probe: this, Timeline: timeline));
                     }
 
                     poller.StartIfDue(now, connection, servers[i].EndPoint, settings, Cadence.PhaseOf(endpoints[i], _pollers.Count, settings.ProbeInterval), stopping);

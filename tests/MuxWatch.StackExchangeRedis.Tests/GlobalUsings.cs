@@ -9,3 +9,4 @@ global using MuxWatch.Reading;
 global using MuxWatch.Sinks;
 global using MuxWatch.Sources;
 global using MuxWatch.State;
+global using MuxWatch.Tracking;

@@ -14,7 +14,7 @@ public sealed class SlowlogReplyTests
 
     [Fact]
     public void The_poller_asks_for_as_many_entries_as_the_core_takes_from_one_poll() =>
-        Assert.Equal(MuxWatch.State.ServerStateTracker.MaxSlowlogEntriesPerPoll, EndpointPollReader.SlowlogBatch);
+        Assert.Equal(MuxWatch.Tracking.ServerStateTracker.MaxSlowlogEntriesPerPoll, EndpointPollReader.SlowlogBatch);
 
     private static RedisResult Entry(string? address, string? name, params string[] arguments)
     {

@@ -9,6 +9,7 @@ using MuxWatch.Pipeline;
 using MuxWatch.Sinks;
 using MuxWatch.Sources;
 using MuxWatch.State;
+using MuxWatch.Tracking;
 using Prometheus;
 
 #pragma warning disable IDE0130 // the entry point lives where IServiceCollection's extensions are found
@@ -76,7 +77,8 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddHostedService<ThreadPoolEvents>();
         services.AddSingleton<ITimeoutStep, RuntimeOverWaitStep>();
         services.AddSingleton<ITimeoutStep, MessageRulesStep>();
-        services.AddSingleton(sp => new ServerTimelines(sp.GetRequiredService<IOptions<MuxWatchOptions>>(), sp.GetRequiredService<MuxWatchMetrics>()));
+        services.AddSingleton(sp => new ServerTimelines(sp.GetRequiredService<IOptions<MuxWatchOptions>>()));
+        services.AddSingleton(sp => new ServerPolls(sp.GetRequiredService<MuxWatchMetrics>()));
         services.AddSingleton<ITimeoutStep, ServerCorrelationStep>();
         services.AddSingleton<ITimeoutStep, RuntimeReasonStep>(); // the correlating steps run in TimeoutPipeline.CorrelatingOrder
         services.AddSingleton<ITimeoutStep, PoolStacksStep>();

@@ -58,6 +58,12 @@ public sealed partial class ServerTimeline
         }
     }
 
+    /// <summary>The sizes of keys the diagnosis asked about, as the server answered them (<c>MEMORY USAGE</c>, by the poller).</summary>
+    internal KeySizeLedger KeySizes { get; } = new();
+
+    /// <summary>When the newest fork the endpoint's <c>LATENCY HISTORY</c> reported was sampled, if any (the poller asks about newer ones only).</summary>
+    public DateTimeOffset? LastForkSample { get; internal set; }
+
     /// <summary>
     /// True while an interval (a save, a rewrite, a load) is running on the endpoint: its pollers then poll at their busy
     /// cadence, to see it end (as they do when a held timeout waits: <see cref="Pipeline.IServerPollRequests.IsPollWanted"/>).

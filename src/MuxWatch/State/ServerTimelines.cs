@@ -2,27 +2,23 @@ using System.Collections.Concurrent;
 using System.ComponentModel;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
-using MuxWatch.Export;
-using MuxWatch.Model;
 
 namespace MuxWatch.State;
 
 /// <summary>The timeline of every polled endpoint, by endpoint (<c>host:port</c>).</summary>
 /// <remarks>
-/// A probe package's server poller hands each poll to <see cref="Apply"/>: the timeline's events and the
-/// endpoint's series follow from it here, so the bookkeeping behind them stays the core's own.
+/// State only: a probe package's server poller hands each poll to <see cref="Tracking.ServerPolls.Apply"/>, which
+/// writes the timeline's events and the endpoint's series.
 /// </remarks>
 [EditorBrowsable(EditorBrowsableState.Never)] // the probe-package contract (docs/public-api.md): for MuxWatch's own packages, not apps
 public sealed class ServerTimelines
 {
     private readonly IOptions<MuxWatchOptions> _options;
-    private readonly MuxWatchMetrics _metrics;
 
-    /// <summary>Timelines kept for the retention of <paramref name="options"/>, their polls exported to <paramref name="metrics"/> (a registry of their own when none is given, for tests).</summary>
-    internal ServerTimelines(IOptions<MuxWatchOptions> options, MuxWatchMetrics? metrics = null)
+    /// <summary>Timelines kept for the retention of <paramref name="options"/>.</summary>
+    internal ServerTimelines(IOptions<MuxWatchOptions> options)
     {
         _options = options;
-        _metrics = metrics ?? new MuxWatchMetrics(Prometheus.Metrics.NewCustomRegistry());
     }
     private readonly ConcurrentDictionary<string, ServerTimeline> _byEndpoint = new(StringComparer.OrdinalIgnoreCase);
 
@@ -122,15 +118,4 @@ public sealed class ServerTimelines
 
     /// <summary>Stops keeping <paramref name="endpoint"/> (its multiplexer went away).</summary>
     public void Remove(string endpoint) => _byEndpoint.TryRemove(endpoint, out _);
-
-    /// <summary>
-    /// Applies one poll of <paramref name="timeline"/>'s endpoint: its events, its figures and their series.
-    /// Returns true when the poll read everything the endpoint allows (the timeline is complete up to its
-    /// start); then the poller tells the pipeline (<see cref="Pipeline.IServerPollRequests.Polled"/>), which settles what waited for it.
-    /// </summary>
-    public bool Apply(ServerTimeline timeline, ServerPollResult poll)
-    {
-        ArgumentNullException.ThrowIfNull(timeline);
-        return timeline.TrackedBy(_metrics).Apply(poll);
-    }
 }

@@ -1,8 +1,9 @@
 using System.Globalization;
 using MuxWatch.Export;
 using MuxWatch.Model;
+using MuxWatch.State;
 
-namespace MuxWatch.State;
+namespace MuxWatch.Tracking;
 
 /// <summary>
 /// Turns one endpoint's successive polls into timeline events: saves, rewrites, loading, restarts, role

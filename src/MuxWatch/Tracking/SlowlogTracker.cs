@@ -1,7 +1,8 @@
 using MuxWatch.Export;
 using MuxWatch.Model;
+using MuxWatch.State;
 
-namespace MuxWatch.State;
+namespace MuxWatch.Tracking;
 
 /// <summary>
 /// One endpoint's slow log across polls: each new entry (by id) on the timeline as a <c>slow-command</c>

@@ -1,7 +1,8 @@
 using MuxWatch.Export;
 using MuxWatch.Model;
+using MuxWatch.State;
 
-namespace MuxWatch.State;
+namespace MuxWatch.Tracking;
 
 /// <summary>
 /// One endpoint's forks across polls: each <c>LATENCY HISTORY fork</c> sample on the timeline as a <c>fork</c>
@@ -14,8 +15,12 @@ internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metri
     private long? _latestForkUsec;
     private double? _secondsPerGigabyte;
 
-    /// <summary>The newest fork sample already on the timeline; the poller reads <c>LATENCY HISTORY fork</c> only past it.</summary>
-    public DateTimeOffset? LastSample { get; private set; }
+    /// <summary>The newest fork sample already on the timeline (kept there: the poller reads <c>LATENCY HISTORY fork</c> only past it).</summary>
+    public DateTimeOffset? LastSample
+    {
+        get => timeline.LastForkSample;
+        private set => timeline.LastForkSample = value;
+    }
 
     /// <summary>The server restarted: its counters start again from zero, and its samples with them.</summary>
     public void ServerRestarted()

@@ -41,7 +41,7 @@ public class CorrelationBenchmarks
                 1 => new ServerEvent(ServerEventKind.Fork, at, at.AddMilliseconds(40)) { DurationMs = 40 },
                 _ => new ServerEvent(ServerEventKind.SlowCommand, at, at.AddMilliseconds(15)) { Command = "KEYS", DurationMs = 15, SlowlogId = i },
             };
-            _timeline.Add(ended, Now);
+            _timeline.Log.Add(ended, Now);
         }
     }
 

@@ -211,17 +211,17 @@ public sealed class ServerTimelineTests
     public void The_timeline_keeps_an_hour_and_at_most_its_cap_whatever_the_input()
     {
         var timeline = new ServerTimeline(Endpoint, TimeSpan.FromHours(1));
-        timeline.Add(new ServerEvent(ServerEventKind.SlowCommand, T0, T0.AddSeconds(1)), T0.AddSeconds(1));
+        timeline.Log.Add(new ServerEvent(ServerEventKind.SlowCommand, T0, T0.AddSeconds(1)), T0.AddSeconds(1));
         for (var i = 0; i < ServerTimeline.MaxEvents + 5; i++)
         {
             var at = T0.AddMinutes(61).AddMilliseconds(i);
-            timeline.Add(new ServerEvent(ServerEventKind.SlowCommand, at, at) { SlowlogId = i }, at);
+            timeline.Log.Add(new ServerEvent(ServerEventKind.SlowCommand, at, at) { SlowlogId = i }, at);
         }
 
         var events = timeline.Events();
         Assert.Equal(ServerTimeline.MaxEvents, events.Count);
         Assert.DoesNotContain(events, e => e.Start == T0); // ended more than an hour before the newest: gone
-        Assert.Equal(5, timeline.DroppedEvents); // the cap dropped the oldest 5 of the newer ones
+        Assert.Equal(5, timeline.Log.DroppedEvents); // the cap dropped the oldest 5 of the newer ones
         Assert.Equal(5, events[0].SlowlogId);
     }
 
@@ -230,9 +230,9 @@ public sealed class ServerTimelineTests
     {
         var timeline = new ServerTimeline(Endpoint, TimeSpan.FromHours(1));
         var now = T0.AddMinutes(10);
-        timeline.Add(new ServerEvent(ServerEventKind.SlowCommand, T0.AddMinutes(5), T0.AddMinutes(5).AddSeconds(1)) { SlowlogId = 2 }, now);
-        timeline.Add(new ServerEvent(ServerEventKind.Bgsave, T0, T0.AddMinutes(6)), now); // a long save, ended after the command
-        timeline.Add(new ServerEvent(ServerEventKind.SlowCommand, T0.AddMinutes(1), T0.AddMinutes(1).AddSeconds(1)) { SlowlogId = 1 }, now); // logged late
+        timeline.Log.Add(new ServerEvent(ServerEventKind.SlowCommand, T0.AddMinutes(5), T0.AddMinutes(5).AddSeconds(1)) { SlowlogId = 2 }, now);
+        timeline.Log.Add(new ServerEvent(ServerEventKind.Bgsave, T0, T0.AddMinutes(6)), now); // a long save, ended after the command
+        timeline.Log.Add(new ServerEvent(ServerEventKind.SlowCommand, T0.AddMinutes(1), T0.AddMinutes(1).AddSeconds(1)) { SlowlogId = 1 }, now); // logged late
 
         Assert.Equal([ServerEventKind.Bgsave, ServerEventKind.SlowCommand],
             timeline.Overlapping(T0.AddMinutes(1), T0.AddMinutes(1).AddSeconds(5), now).Select(e => e.Kind)); // by start
@@ -241,7 +241,7 @@ public sealed class ServerTimelineTests
         Assert.Empty(timeline.Overlapping(T0.AddMinutes(7), T0.AddMinutes(8), now));
 
         // An hour after the command ended, only the later two are kept.
-        timeline.Add(new ServerEvent(ServerEventKind.SlowCommand, T0.AddMinutes(61).AddSeconds(30), T0.AddMinutes(61).AddSeconds(30)), T0.AddMinutes(61).AddSeconds(30));
+        timeline.Log.Add(new ServerEvent(ServerEventKind.SlowCommand, T0.AddMinutes(61).AddSeconds(30), T0.AddMinutes(61).AddSeconds(30)), T0.AddMinutes(61).AddSeconds(30));
         Assert.DoesNotContain(timeline.Events(), e => e.SlowlogId == 1);
         Assert.Contains(timeline.Events(), e => e.SlowlogId == 2);
     }

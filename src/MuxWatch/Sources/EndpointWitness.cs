@@ -92,7 +92,7 @@ internal sealed class EndpointWitness : IDisposable
             if (!_silent && waited > SilentAfterMs)
             {
                 _silent = true;
-                _timeline.Begin(ServerEventKind.Silence, _sentAt);
+                _timeline.Log.Begin(ServerEventKind.Silence, _sentAt);
             }
 
             if (waited > GiveUpAfter.TotalMilliseconds)
@@ -181,11 +181,11 @@ internal sealed class EndpointWitness : IDisposable
         if (_silent)
         {
             _silent = false;
-            _timeline.End(ServerEventKind.Silence, now, null, now);
+            _timeline.Log.End(ServerEventKind.Silence, now, null, now);
         }
         else if (roundTrip > SilentAfterMs)
         {
-            _timeline.Add(new ServerEvent(ServerEventKind.Silence, _sentAt, now) { DurationMs = roundTrip }, now);
+            _timeline.Log.Add(new ServerEvent(ServerEventKind.Silence, _sentAt, now) { DurationMs = roundTrip }, now);
         }
         else
         {
@@ -252,7 +252,7 @@ internal sealed class EndpointWitness : IDisposable
         if (_unreachable)
         {
             _unreachable = false;
-            _timeline.End(ServerEventKind.Unreachable, now, _lostHow, now);
+            _timeline.Log.End(ServerEventKind.Unreachable, now, _lostHow, now);
         }
 
         _lostAt = null;
@@ -273,7 +273,7 @@ internal sealed class EndpointWitness : IDisposable
         {
             _unreachable = true;
             _lostHow = _lostHow is null ? Describe(failure) : $"{_lostHow}, then {Describe(failure)}";
-            _timeline.Begin(ServerEventKind.Unreachable, _lostAt ?? now);
+            _timeline.Log.Begin(ServerEventKind.Unreachable, _lostAt ?? now);
         }
     }
 

@@ -46,7 +46,7 @@ internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metri
             var logged = toClient(sample.Time);
             var end = ServerStateTracker.Shift(logged, ServerStateTracker.SecondResolution);
             var start = ServerStateTracker.Shift(logged, -TimeSpan.FromMilliseconds(Math.Clamp(sample.Ms, 0, ServerStateTracker.Plausible.TotalMilliseconds)));
-            timeline.Add(new ServerEvent(ServerEventKind.Fork, start, end) { DurationMs = sample.Ms }, now);
+            timeline.Log.Add(new ServerEvent(ServerEventKind.Fork, start, end) { DurationMs = sample.Ms }, now);
             LastSample = sample.Time;
             any = true;
         }
@@ -85,7 +85,7 @@ internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metri
         Foretell(latestForkUsec, residentBytes, forked);
         if (forked && !seenByLatencyMonitor)
         {
-            timeline.Add(new ServerEvent(ServerEventKind.Fork, earliest, finished)
+            timeline.Log.Add(new ServerEvent(ServerEventKind.Fork, earliest, finished)
             {
                 BetweenPolls = true,
                 DurationMs = latestForkUsec / 1000.0,

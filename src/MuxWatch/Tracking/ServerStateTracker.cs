@@ -87,7 +87,7 @@ internal sealed class ServerStateTracker
         catch (Exception ex) when (ex is ArgumentException or OverflowException or FormatException)
         {
             _metrics.ServerPollFailures.WithLabels(_endpoint, "malformed").Inc();
-            _timeline.PollFailed($"the server's reply could not be used ({ex.GetType().Name}): a value out of range", poll.Finished);
+            _timeline.Polling.PollFailed($"the server's reply could not be used ({ex.GetType().Name}): a value out of range", poll.Finished);
             return false;
         }
     }
@@ -97,7 +97,7 @@ internal sealed class ServerStateTracker
         if (poll.Error is not null)
         {
             _metrics.ServerPollFailures.WithLabels(_endpoint, poll.ErrorReason ?? "error").Inc();
-            _timeline.PollFailed(poll.Error, poll.Finished);
+            _timeline.Polling.PollFailed(poll.Error, poll.Finished);
             return false;
         }
 
@@ -107,8 +107,8 @@ internal sealed class ServerStateTracker
         }
 
         bool? monitorOn = poll.LatencyMonitorThresholdMs is { } threshold ? threshold > 0 : null;
-        _timeline.Describe(poll.Refused, poll.ClockOffset, monitorOn);
-        _timeline.NoteDropped(poll.Dropped);
+        _timeline.Polling.Describe(poll.Refused, poll.ClockOffset, monitorOn);
+        _timeline.Polling.NoteDropped(poll.Dropped);
         if (poll.Info is { } info)
         {
             ApplyInfo(info, poll);
@@ -144,7 +144,7 @@ internal sealed class ServerStateTracker
         _series.Project(poll); // what the poll says as it stands, on the export side
         _previousStart = poll.Started;
         _metrics.ServerLastPollSuccess.WithLabels(_endpoint).Set(poll.Finished.ToUnixTimeMilliseconds() / 1000.0);
-        _timeline.PollCompleted(poll.Started, poll.Finished);
+        _timeline.Polling.PollCompleted(poll.Started, poll.Finished);
         return true;
     }
 
@@ -238,10 +238,10 @@ internal sealed class ServerStateTracker
         {
             // The failover window: from when this replica lost its primary (its link went down) to the poll
             // that saw it promoted. A promoted replica has no primary link any more: that interval ends here.
-            var since = _timeline.RunningSince(ServerEventKind.ReplicationLinkDown) ?? EarliestSince(poll);
-            _timeline.End(ServerEventKind.ReplicationLinkDown, poll.Finished, "promoted", poll.Finished);
-            _timeline.End(ServerEventKind.FullSync, poll.Finished, "promoted", poll.Finished);
-            _timeline.Add(new ServerEvent(ServerEventKind.RoleChange, primary ? since : EarliestSince(poll), poll.Finished)
+            var since = _timeline.Log.RunningSince(ServerEventKind.ReplicationLinkDown) ?? EarliestSince(poll);
+            _timeline.Log.End(ServerEventKind.ReplicationLinkDown, poll.Finished, "promoted", poll.Finished);
+            _timeline.Log.End(ServerEventKind.FullSync, poll.Finished, "promoted", poll.Finished);
+            _timeline.Log.Add(new ServerEvent(ServerEventKind.RoleChange, primary ? since : EarliestSince(poll), poll.Finished)
             {
                 Outcome = primary ? MuxWatch.Diagnosis.TimelineCorrelation.PromotedOutcome : "demoted to replica",
                 Peer = primary ? _master : master,
@@ -267,11 +267,11 @@ internal sealed class ServerStateTracker
         {
             if (!up)
             {
-                _timeline.Begin(ServerEventKind.ReplicationLinkDown, EarliestSince(poll));
+                _timeline.Log.Begin(ServerEventKind.ReplicationLinkDown, EarliestSince(poll));
             }
             else
             {
-                _timeline.End(ServerEventKind.ReplicationLinkDown, poll.Finished, "up", poll.Finished);
+                _timeline.Log.End(ServerEventKind.ReplicationLinkDown, poll.Finished, "up", poll.Finished);
             }
         }
 
@@ -285,11 +285,11 @@ internal sealed class ServerStateTracker
         {
             if (state != "ok")
             {
-                _timeline.Begin(ServerEventKind.ClusterFail, EarliestSince(poll));
+                _timeline.Log.Begin(ServerEventKind.ClusterFail, EarliestSince(poll));
             }
             else
             {
-                _timeline.End(ServerEventKind.ClusterFail, poll.Finished, "ok", poll.Finished);
+                _timeline.Log.End(ServerEventKind.ClusterFail, poll.Finished, "ok", poll.Finished);
             }
         }
     }
@@ -303,8 +303,8 @@ internal sealed class ServerStateTracker
         if (restarted)
         {
             var at = Seconds(uptime) is { } up ? Shift(poll.Finished, -(up + SecondResolution)) : _previousStart ?? poll.Started;
-            _timeline.EndAll(at, poll.Finished);
-            _timeline.Add(new ServerEvent(ServerEventKind.Restart, at, poll.Finished), poll.Finished);
+            _timeline.Log.EndAll(at, poll.Finished);
+            _timeline.Log.Add(new ServerEvent(ServerEventKind.Restart, at, poll.Finished), poll.Finished);
             _metrics.ServerRestarts.WithLabels(_endpoint).Inc();
 
             // Its counters and slow-log ids start again from zero.
@@ -338,9 +338,9 @@ internal sealed class ServerStateTracker
 
         if (flag > 0)
         {
-            _timeline.Begin(kind, EarliestSince(poll, runningFor));
+            _timeline.Log.Begin(kind, EarliestSince(poll, runningFor));
         }
-        else if (_timeline.End(kind, poll.Finished, outcome(), poll.Finished) is not null)
+        else if (_timeline.Log.End(kind, poll.Finished, outcome(), poll.Finished) is not null)
         {
             _endedThisPoll.Add(kind);
         }
@@ -349,7 +349,7 @@ internal sealed class ServerStateTracker
     private void AddBetweenPolls(ServerEventKind kind, ServerPollResult poll, string? outcome)
     {
         var start = EarliestSince(poll);
-        _timeline.Add(new ServerEvent(kind, start, poll.Finished)
+        _timeline.Log.Add(new ServerEvent(kind, start, poll.Finished)
         {
             BetweenPolls = true,
             Outcome = outcome,

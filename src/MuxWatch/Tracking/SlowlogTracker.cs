@@ -52,7 +52,7 @@ internal sealed class SlowlogTracker(ServerTimeline timeline, MuxWatchMetrics me
             var logged = toClient(entry.Time);
             var end = ServerStateTracker.Shift(logged, ServerStateTracker.SecondResolution);
             var ran = entry.Duration < TimeSpan.Zero || entry.Duration > ServerStateTracker.Plausible ? ServerStateTracker.Plausible : entry.Duration;
-            timeline.Add(new ServerEvent(ServerEventKind.SlowCommand, ServerStateTracker.Shift(logged, -ran), end)
+            timeline.Log.Add(new ServerEvent(ServerEventKind.SlowCommand, ServerStateTracker.Shift(logged, -ran), end)
             {
                 DurationMs = entry.Duration.TotalMilliseconds,
                 Command = entry.Command,

@@ -40,4 +40,26 @@ public sealed class PipelineOrderTests
             Assert.All(names[1..^6], name => Assert.Contains(name, (string[])["ThreadPoolBeforeWaitStep", "RuntimeOverWaitStep", "LiveCountersStep"])); // facts, each on its own
         }
     }
+
+    private sealed class Advising(AdviceRank rank, string text) : ITimeoutStep
+    {
+        public TimeoutStepStage Stage => TimeoutStepStage.Correlate;
+
+        public void Apply(TimeoutContext timeout) => timeout.Advise(rank, text);
+    }
+
+    [Fact]
+    public void The_final_advice_is_composed_once_the_culprit_first_then_the_kind_then_the_diagnosis_own()
+    {
+        // Steps only add; the pipeline composes after them all, whatever order they ran in.
+        var pipeline = new TimeoutPipeline([new MessageRulesStep(), new Advising(AdviceRank.Kind, "kind. "), new Advising(AdviceRank.Culprit, "culprit. ")], []);
+
+        var timeout = pipeline.Diagnose(new TimeoutObservation(DateTimeOffset.UnixEpoch, TimeoutSources.Api, TimeoutMessageReader.Read(
+            "Timeout performing GET k (5000ms), inst: 0, qu: 0, qs: 1, in: 0, WORKER: (Busy=40,Free=32727,Min=8,Max=32767)")));
+
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, timeout.Diagnosis.Cause);
+        Assert.StartsWith("culprit. kind. ", timeout.Diagnosis.Advice, StringComparison.Ordinal);
+        Assert.Equal(TimeoutPipeline.RulesOnly().Diagnose(new TimeoutObservation(DateTimeOffset.UnixEpoch, TimeoutSources.Api, TimeoutMessageReader.Read(
+            "Timeout performing GET k (5000ms), inst: 0, qu: 0, qs: 1, in: 0, WORKER: (Busy=40,Free=32727,Min=8,Max=32767)"))).Diagnosis.Advice, timeout.Diagnosis.Advice["culprit. kind. ".Length..]);
+    }
 }

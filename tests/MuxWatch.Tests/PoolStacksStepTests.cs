@@ -47,6 +47,7 @@ public sealed class PoolStacksStepTests
         var advice = timeout.Diagnosis!.Advice;
 
         new PoolStacksStep(captures, history).Apply(timeout);
+        timeout.ComposeAdvice(); // as the pipeline does after its steps
 
         Assert.Equal(advice, timeout.Diagnosis!.Advice);
         Assert.DoesNotContain(timeout.Diagnosis.EvidenceLines, line => line.Contains("Startup.Warm", StringComparison.Ordinal));
@@ -68,6 +69,7 @@ public sealed class PoolStacksStepTests
         var timeout = Timeout();
 
         new PoolStacksStep(captures, history).Apply(timeout);
+        timeout.ComposeAdvice(); // as the pipeline does after its steps
 
         var named = Assert.Single(timeout.Diagnosis!.EvidenceLines, line => line.StartsWith("thread-pool-starvation: pool workers blocked in the app's code", StringComparison.Ordinal));
         Assert.Contains("(stacks captured 12:00:07.0, 2.0 s after the request gave up): CheckoutService.Pay, 280 of 281 blocked workers, via GetAwaiter().GetResult()", named, StringComparison.Ordinal);
@@ -84,6 +86,7 @@ public sealed class PoolStacksStepTests
         var advice = timeout.Diagnosis!.Advice;
 
         new PoolStacksStep(captures, new ThreadPoolHistory()).Apply(timeout);
+        timeout.ComposeAdvice(); // as the pipeline does after its steps
 
         Assert.Equal(advice, timeout.Diagnosis!.Advice);
         Assert.DoesNotContain(timeout.Diagnosis.EvidenceLines, line => line.Contains("HostedWorker.Run", StringComparison.Ordinal));

@@ -35,6 +35,7 @@ public sealed class RuntimeReasonStepTests
         timeout.Diagnosis = Diagnosis.TimeoutDiagnoser.Diagnose(report, runtime: timeout.Runtime);
         Assert.Equal(TimeoutCause.ThreadPoolStarvation, timeout.Diagnosis.Cause);
         new RuntimeReasonStep().Apply(timeout);
+        timeout.ComposeAdvice(); // as the pipeline does after its steps
         return timeout;
     }
 

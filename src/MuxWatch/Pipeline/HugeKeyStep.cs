@@ -74,10 +74,10 @@ internal sealed class HugeKeyStep(ServerTimelines? timelines, TimeProvider time,
         var line = new Evidence(EvidenceRole.Finding, TimeoutCause.LargePayload, diagnosis.WeightOf(TimeoutCause.LargePayload),
             $"the huge value is {key} ({namedBy}){measured}");
         var at = diagnosis.Evidence.ToList().FindIndex(e => e.Cause == TimeoutCause.LargePayload) is var found and >= 0 ? found + 1 : 0;
-        var advice = size is { Bytes: { } known }
-            ? $"{key} is {Size(known)}: split it into smaller keys, or read it in ranges (GETRANGE, HSCAN, LRANGE pages); {diagnosis.Advice}"
-            : $"{key} is the huge value: split it into smaller keys, or read it in ranges (GETRANGE, HSCAN, LRANGE pages); {diagnosis.Advice}";
-        timeout.Diagnosis = diagnosis with { Evidence = [.. diagnosis.Evidence.Take(at), line, .. diagnosis.Evidence.Skip(at)], Advice = advice };
+        timeout.Diagnosis = diagnosis with { Evidence = [.. diagnosis.Evidence.Take(at), line, .. diagnosis.Evidence.Skip(at)] };
+        timeout.Advise(AdviceRank.Culprit, size is { Bytes: { } known }
+            ? $"{key} is {Size(known)}: split it into smaller keys, or read it in ranges (GETRANGE, HSCAN, LRANGE pages); "
+            : $"{key} is the huge value: split it into smaller keys, or read it in ranges (GETRANGE, HSCAN, LRANGE pages); ");
     }
 
     /// <summary>The key whose reply was huge, and what named it; null when nothing did.</summary>

@@ -93,7 +93,7 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures, ThreadPoolHisto
         }
     }
 
-    /// <summary>Puts <paramref name="line"/> after the runtime's word (or the starvation's first line), and <paramref name="advice"/> first.</summary>
+    /// <summary>Puts <paramref name="line"/> after the runtime's word (or the starvation's first line); <paramref name="advice"/> names the culprit.</summary>
     private static void Add(TimeoutContext timeout, TimeoutDiagnosis diagnosis, Evidence line, string? advice)
     {
         var evidence = diagnosis.Evidence.ToList();
@@ -101,6 +101,10 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures, ThreadPoolHisto
         var at = runtime >= 0 ? runtime + 1
             : evidence.FindIndex(e => e.Cause == TimeoutCause.ThreadPoolStarvation) is var found and >= 0 ? found + 1 : 0;
         evidence.Insert(at, line);
-        timeout.Diagnosis = diagnosis with { Evidence = evidence, Advice = advice + diagnosis.Advice };
+        timeout.Diagnosis = diagnosis with { Evidence = evidence };
+        if (advice is not null)
+        {
+            timeout.Advise(AdviceRank.Culprit, advice);
+        }
     }
 }

@@ -52,7 +52,8 @@ internal sealed class RuntimeReasonStep : ITimeoutStep
             Fields = [Field],
         };
         var at = diagnosis.Evidence.ToList().FindIndex(e => e.Cause == TimeoutCause.ThreadPoolStarvation) is var found and >= 0 ? found + 1 : 0;
-        timeout.Diagnosis = diagnosis with { Evidence = [.. diagnosis.Evidence.Take(at), line, .. diagnosis.Evidence.Skip(at)], Advice = advice + diagnosis.Advice };
+        timeout.Diagnosis = diagnosis with { Evidence = [.. diagnosis.Evidence.Take(at), line, .. diagnosis.Evidence.Skip(at)] };
+        timeout.Advise(AdviceRank.Kind, advice);
     }
 
     private const string BlockedOnTasksAdvice =

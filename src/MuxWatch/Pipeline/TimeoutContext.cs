@@ -89,6 +89,29 @@ public sealed class TimeoutContext
         }
     }
 
+    private List<(AdviceRank Rank, string Text)>? _advice;
+
+    /// <summary>
+    /// Adds what to do to the diagnosis's own advice, at <paramref name="rank"/>: steps add, the pipeline composes the
+    /// final advice once, after every step ran (<see cref="ComposeAdvice"/>), so no step rewrites another's text.
+    /// </summary>
+    internal void Advise(AdviceRank rank, string text)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        (_advice ??= []).Add((rank, text));
+    }
+
+    /// <summary>The final advice: what the steps added, by rank (in the order added within one), then the diagnosis's own.</summary>
+    internal void ComposeAdvice()
+    {
+        if (_advice is { Count: > 0 } added && Diagnosis is { } diagnosis)
+        {
+            Diagnosis = diagnosis with { Advice = string.Concat(added.OrderBy(advice => advice.Rank).Select(advice => advice.Text)) + diagnosis.Advice };
+        }
+
+        _advice = null;
+    }
+
     /// <summary>A copy as it stood before the correlating stage, to run that stage again.</summary>
     internal TimeoutContext ForCorrelation(TimeoutDiagnosis? diagnosed, bool final) => new(Observation, final)
     {
@@ -99,4 +122,14 @@ public sealed class TimeoutContext
         Runtime = Runtime,
         Diagnosis = diagnosed,
     };
+}
+
+/// <summary>Where a step's advice stands in the final advice, first first.</summary>
+internal enum AdviceRank
+{
+    /// <summary>The culprit named: the code that blocked the pool, the huge key (the one thing to change).</summary>
+    Culprit,
+
+    /// <summary>The kind of cause, said by a witness beyond the message (the runtime's word: blocked on tasks, or busy).</summary>
+    Kind,
 }

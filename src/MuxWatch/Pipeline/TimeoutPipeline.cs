@@ -171,6 +171,7 @@ public sealed partial class TimeoutPipeline : IDisposable
     {
         var context = pending.BeforeCorrelation.ForCorrelation(pending.BeforeCorrelation.Diagnosis, final);
         RunSteps(_correlating, context);
+        context.ComposeAdvice();
         if (context.AwaitedTimeline is not null)
         {
             AskFor(context);
@@ -208,6 +209,7 @@ public sealed partial class TimeoutPipeline : IDisposable
         RunSteps(_steps.Where(step => step.Stage < TimeoutStepStage.Correlate), context);
         var diagnosed = context.Diagnosis ??= TimeoutDiagnoser.Diagnose(RedisErrorReport.Empty);
         RunSteps(_correlating, context);
+        context.ComposeAdvice();
         return (context, diagnosed);
     }
 

@@ -28,15 +28,20 @@ internal static class IdleCost
     {
         var warmup = HookOverhead.IntOption(args, "--warmup", 90);
         var measure = HookOverhead.IntOption(args, "--measure", 30);
-        var firstMinute = Math.Min(60, warmup);
+        // The first window: a minute by default; --first 600 is the first ten minutes a new user measures (issue 52).
+        var first = Math.Min(HookOverhead.IntOption(args, "--first", 60), warmup);
+        // Several copies of each variant at once, each its own process: one copy's figure moves with the machine.
+        var copies = Math.Max(1, HookOverhead.IntOption(args, "--copies", 1));
+        var variants = args.SkipWhile(arg => arg != "--variants").Skip(1).FirstOrDefault()?.Split(',') ?? Variants;
         await using var redis = await RedisServer.StartAsync();
         var self = typeof(IdleCost).Assembly.Location;
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"idle-cost: StackExchange.Redis {AppCost.ClientVersion}, each variant its own idle ASP.NET Core process, run side by side; first {firstMinute} s, then {measure} s after {warmup} s"));
+            $"idle-cost: StackExchange.Redis {AppCost.ClientVersion}, each variant its own idle ASP.NET Core process ({copies} of each), run side by side; first {first} s, then {measure} s after {warmup} s"));
 
-        var children = Variants.Select(variant => Process.Start(new ProcessStartInfo("dotnet")
+        var runs = variants.SelectMany(variant => Enumerable.Range(1, copies).Select(copy => (Variant: variant, Copy: copy))).ToList();
+        var children = runs.Select(run => Process.Start(new ProcessStartInfo("dotnet")
         {
-            ArgumentList = { self, "idle-app", variant, redis.EndPoint, warmup.ToString(CultureInfo.InvariantCulture), measure.ToString(CultureInfo.InvariantCulture), firstMinute.ToString(CultureInfo.InvariantCulture) },
+            ArgumentList = { self, "idle-app", run.Variant, redis.EndPoint, warmup.ToString(CultureInfo.InvariantCulture), measure.ToString(CultureInfo.InvariantCulture), first.ToString(CultureInfo.InvariantCulture) },
             RedirectStandardOutput = true,
             UseShellExecute = false,
         })!).ToList();
@@ -47,19 +52,29 @@ internal static class IdleCost
             return output.Trim();
         }));
 
-        var figures = lines.Select(line => line.Split(' ')).ToDictionary(
-            parts => parts[0],
-            parts => (First: double.Parse(parts[1], CultureInfo.InvariantCulture), Steady: double.Parse(parts[2], CultureInfo.InvariantCulture), Items: double.Parse(parts[3], CultureInfo.InvariantCulture)));
-        var bare = figures["bare"];
+        var figures = lines.Select(line => line.Split(' ')).Select(parts =>
+            (Variant: parts[0], First: double.Parse(parts[1], CultureInfo.InvariantCulture), Steady: double.Parse(parts[2], CultureInfo.InvariantCulture), Items: double.Parse(parts[3], CultureInfo.InvariantCulture))).ToList();
+        var bare = figures.Where(f => f.Variant == "bare").ToList();
+        var (bareFirst, bareSteady, bareItems) = bare.Count == 0 ? (0.0, 0.0, 0.0) : (bare.Average(f => f.First), bare.Average(f => f.Steady), bare.Average(f => f.Items));
 
         // Pool work items a second in the steady window: on an idle app each is a pool thread woken, which
         // spins before it sleeps again; that, not the work itself, was most of the cost measured (perf).
-        Console.WriteLine($"  {"variant",-14} {"first minute ms/s",18} {"added",7} {"steady ms/s",12} {"added",7} {"pool items/s",13} {"added",7}");
-        foreach (var variant in Variants)
+        var firstTitle = first == 60 ? "first minute ms/s" : string.Create(CultureInfo.InvariantCulture, $"first {first} s ms/s");
+        Console.WriteLine($"  {"variant",-16} {firstTitle,18} {"added",7} {"steady ms/s",12} {"added",7} {"pool items/s",13} {"added",7}");
+        foreach (var (variant, f, steady, items) in figures)
         {
-            var (first, steady, items) = figures[variant];
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"  {variant,-14} {first,18:F2} {first - bare.First,7:F2} {steady,12:F2} {steady - bare.Steady,7:F2} {items,13:F2} {items - bare.Items,7:F2}"));
+                $"  {variant,-16} {f,18:F2} {f - bareFirst,7:F2} {steady,12:F2} {steady - bareSteady,7:F2} {items,13:F2} {items - bareItems,7:F2}"));
+        }
+
+        if (copies > 1)
+        {
+            foreach (var group in figures.GroupBy(f => f.Variant))
+            {
+                var (f, steady, items) = (group.Average(x => x.First), group.Average(x => x.Steady), group.Average(x => x.Items));
+                Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"  {group.Key + " (mean)",-16} {f,18:F2} {f - bareFirst,7:F2} {steady,12:F2} {steady - bareSteady,7:F2} {items,13:F2} {items - bareItems,7:F2}"));
+            }
         }
 
         return 0;

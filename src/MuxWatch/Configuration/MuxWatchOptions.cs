@@ -1,4 +1,5 @@
 using System.ComponentModel.DataAnnotations;
+using System.Diagnostics.CodeAnalysis;
 
 namespace MuxWatch.Configuration;
 
@@ -7,6 +8,9 @@ namespace MuxWatch.Configuration;
 /// Each bound is said once, by its <see cref="RangeAttribute"/>: the validator is generated from them
 /// (<c>MuxWatchOptionsValidator</c>), and a test holds the README's table of settings to them.
 /// </remarks>
+[UnconditionalSuppressMessage("Trimming", "IL2026", Justification =
+    "The [Range] bounds are read at build time by the source-generated validator (MuxWatchOptionsBounds), which copies them into "
+    + "its own attribute and converts the TimeSpan bounds without reflection; nothing reads these attributes at run time.")]
 public sealed class MuxWatchOptions
 {
 

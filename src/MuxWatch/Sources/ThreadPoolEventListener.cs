@@ -58,7 +58,8 @@ internal sealed class ThreadPoolEventListener : EventListener
 
     /// <summary>
     /// Counted for the export, and kept with its time for the diagnosis (what the runtime did while a request waited);
-    /// the runtime's word that the pool starves asks for its workers' stacks (the capturer decides whether it is time).
+    /// the runtime's word that the pool starves asks for its workers' stacks while work waits for a thread (the capturer
+    /// decides whether it is time).
     /// </summary>
     private sealed class Sink(MuxWatchMetrics metrics, RuntimeHistory history, TimeProvider time, PoolStackCapturer? capturer)
     {
@@ -66,9 +67,12 @@ internal sealed class ThreadPoolEventListener : EventListener
         {
             metrics.RecordThreadPoolAdjustment(reason);
             history.AddAdjustment(time.GetUtcNow(), reason);
-            if (reason is ThreadPoolAdjustmentReason.CooperativeBlocking or ThreadPoolAdjustmentReason.Starvation)
+            // Only while work waits for a thread: a worker blocking on a task with nothing queued (a host starting, a
+            // library's one-off wait) starves nobody, and capturing it cost an idle app half a second of CPU at start-up.
+            if (reason is ThreadPoolAdjustmentReason.CooperativeBlocking or ThreadPoolAdjustmentReason.Starvation
+                && capturer is not null && ThreadPool.PendingWorkItemCount > 0)
             {
-                capturer?.Request(KebabCaseNames<ThreadPoolAdjustmentReason>.Of(reason, "other"));
+                capturer.Request(KebabCaseNames<ThreadPoolAdjustmentReason>.Of(reason, "other"));
             }
         }
     }

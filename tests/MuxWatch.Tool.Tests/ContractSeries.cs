@@ -46,6 +46,13 @@ internal static class ContractSeries
         Counter(text, "muxwatch_threadpool_completed_items_total", [$"instance=\"{Instance}\""], times, (i, n) => i * 500.0);
         Histogram(text, "muxwatch_probe_cycle_seconds", [$"instance=\"{Instance}\""], times, PingBuckets);
 
+        // The fleet's recorded series (alerts/muxwatch.rules.yml, group muxwatch.fleet): Prometheus evaluates recording rules
+        // going forward, never over backfilled blocks, so what they would record is written here; EndToEndTests runs the
+        // rules themselves on a real scrape.
+        var fleet = Endpoints.Select(e => $"endpoint=\"{e}\"").ToList();
+        Gauge(text, "muxwatch:fleet_instances_watching:1m", fleet, times, (i, n) => 4);
+        Gauge(text, "muxwatch:fleet_instances_affected:1m", fleet, times, (i, n) => n == 0 && i is > 100 and < 110 ? 4 : i % 17 == 0 ? 1 : 0);
+
         Gauge(text, "muxwatch_server_rdb_bgsave_in_progress", perServer, times, (i, n) => i is > 120 and < 140 ? 1 : 0);
         Gauge(text, "muxwatch_server_aof_rewrite_in_progress", perServer, times, (i, n) => n == 1 && i is > 60 and < 70 ? 1 : 0);
         Gauge(text, "muxwatch_server_module_fork_in_progress", perServer, times, (i, n) => 0);

@@ -67,9 +67,6 @@ internal sealed class ServerStateTracker
     /// <summary>Slow-log durations kept for the slowest-of-five-minutes gauge (bounded).</summary>
     internal int RecentSlowCount => _slowlog.RecentCount;
 
-    /// <summary>The newest fork sample already in the timeline; the poller reads <c>LATENCY HISTORY fork</c> only past it.</summary>
-    public DateTimeOffset? LastForkSample => _forks.LastSample;
-
     /// <summary>Applies one poll. Returns true when it read everything the endpoint allows (the timeline is complete up to its start).</summary>
     /// <remarks>
     /// Every figure is parsed defensively (out-of-range times and durations are not believed); should a

@@ -22,6 +22,7 @@ public sealed class ArchitectureTests
         ["MuxWatch.Pipeline"],
         ["MuxWatch.Sinks", "MuxWatch.Sources"],
         ["MuxWatch.Json"],
+        ["MuxWatch.Fleet"],
         ["MuxWatch.Hosting"],
     ];
 
@@ -57,6 +58,7 @@ public sealed class ArchitectureTests
         ["MuxWatch.Pipeline"],
         ["MuxWatch.Sinks", "MuxWatch.Sources"],
         ["MuxWatch.Json"],
+        ["MuxWatch.Fleet"],
         ["MuxWatch.Hosting"],
         ["Microsoft.Extensions.DependencyInjection"], // the entry points (AddMuxWatch), found where IServiceCollection's are
     ];

@@ -2,6 +2,7 @@
 global using MuxWatch.Configuration;
 global using MuxWatch.Diagnosis;
 global using MuxWatch.Export;
+global using MuxWatch.Fleet;
 global using MuxWatch.Json;
 global using MuxWatch.Model;
 global using MuxWatch.Pipeline;

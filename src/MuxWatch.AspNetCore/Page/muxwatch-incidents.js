@@ -26,7 +26,10 @@
           i.open ? el('span', { class: 'problem' }, ' · still going') : ''),
         el('div', { class: 'causes quiet' }, causes.join(', ')),
         i.firstStep ? el('div', { class: 'first-step' }, 'First: ', i.firstStep) : '',
-        (i.culprits || []).length ? el('ul', { class: 'culprits' }, ...i.culprits.map(line => el('li', {}, line))) : '');
+        (i.culprits || []).length ? el('ul', { class: 'culprits' }, ...i.culprits.map(line => el('li', {}, line))) : '',
+        // The fleet as the third witness (MuxWatch:FleetPrometheusUrl): what the other instances saw, and whether it agrees.
+        i.fleet ? el('div', { class: 'fleet' + (i.fleet.agrees === false ? ' problem' : ''), 'data-fleet-verdict': i.fleet.verdict },
+          'Fleet: ', i.fleet.text, i.fleet.weighing ? '. ' + i.fleet.weighing : '') : '');
       const open = () => { if ((i.timeoutIds || []).length) { select(i.timeoutIds[0]); } };
       item.addEventListener('click', open);
       item.addEventListener('keydown', event => { if (event.key === 'Enter') { open(); } });

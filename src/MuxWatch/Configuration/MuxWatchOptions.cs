@@ -192,4 +192,21 @@ public sealed class MuxWatchOptions
     /// </summary>
     [Range(typeof(TimeSpan), "00:00:00", "00:10:00")]
     public TimeSpan CorrelationSettleTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// The Prometheus that scrapes every instance of the fleet and evaluates the shipped fleet rules
+    /// (<c>alerts/muxwatch.rules.yml</c>, group <c>muxwatch.fleet</c>), as <c>http://prometheus:9090</c>; unset (the
+    /// default), nothing is read. When set, each incident gets what the other instances saw of its endpoint over its span
+    /// ("1 of 4 instances timed out on it; the others were answered"), weighed against its cause (docs/fleet.md). Read
+    /// through Prometheus' HTTP API, one query at a time, each bounded by 5 s, never in a request's path. An absolute
+    /// <c>http</c> or <c>https</c> address without a user name or password in it.
+    /// </summary>
+    public Uri? FleetPrometheusUrl { get; set; }
+
+    /// <summary>
+    /// How long after an incident's last timeout its fleet reading is taken (default 90 s: the rules' one-minute window,
+    /// a scrape and an evaluation); read again when a later timeout joins it.
+    /// </summary>
+    [Range(typeof(TimeSpan), "00:00:01", "00:30:00")]
+    public TimeSpan FleetReadDelay { get; set; } = TimeSpan.FromSeconds(90);
 }

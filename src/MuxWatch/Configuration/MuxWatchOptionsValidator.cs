@@ -18,8 +18,25 @@ internal sealed class MuxWatchOptionsValidator : IValidateOptions<MuxWatchOption
     public ValidateOptionsResult Validate(string? name, MuxWatchOptions options)
     {
         var result = Bounds.Validate(MuxWatchOptions.SectionName, options);
-        return result.Failed ? ValidateOptionsResult.Fail(result.Failures.Select(AsConfigured)) : result;
+        List<string> failures = result.Failed ? [.. result.Failures.Select(AsConfigured)] : [];
+        if (FleetUrlProblem(options.FleetPrometheusUrl) is { } problem)
+        {
+            failures.Add($"{MuxWatchOptions.SectionName}:{nameof(MuxWatchOptions.FleetPrometheusUrl)} {problem}");
+        }
+
+        return failures.Count > 0 ? ValidateOptionsResult.Fail(failures) : ValidateOptionsResult.Success;
     }
+
+    /// <summary>Why the fleet's Prometheus address cannot be used; null when it can (or is unset). Never repeats the address: it may hold a secret.</summary>
+    private static string? FleetUrlProblem(Uri? url) => url switch
+    {
+        null => null,
+        { IsAbsoluteUri: false } => "must be an absolute address, as http://prometheus:9090",
+        { Scheme: not ("http" or "https") } => "must be an http or https address",
+        { UserInfo.Length: > 0 } => "must not hold a user name or password (they would travel in every log line that names the address)",
+        { Query.Length: > 0 } or { Fragment.Length: > 0 } => "must be Prometheus' base address, without a query or fragment",
+        _ => null,
+    };
 
     /// <summary>"ProbeInterval: The field MuxWatch.ProbeInterval must be ..." as "MuxWatch:ProbeInterval must be ...".</summary>
     private static string AsConfigured(string failure)

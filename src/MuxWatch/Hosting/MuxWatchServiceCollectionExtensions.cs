@@ -4,6 +4,7 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
 using MuxWatch.Export;
+using MuxWatch.Fleet;
 using MuxWatch.Hosting;
 using MuxWatch.Pipeline;
 using MuxWatch.Sinks;
@@ -110,6 +111,7 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<IPeriodicProbe, ThreadPoolProbe>();
         services.AddSingleton<IPeriodicProbe, CaptureQueueProbe>();
         services.AddSingleton<IPeriodicProbe, OverdueTimeoutSettler>();
+        services.AddSingleton<IPeriodicProbe, FleetWitness>(); // idle unless MuxWatch:FleetPrometheusUrl is set
         services.AddHostedService<ProbeLoop>();
         services.AddSingleton<WitnessThread>();
         services.AddHostedService(sp => sp.GetRequiredService<WitnessThread>());

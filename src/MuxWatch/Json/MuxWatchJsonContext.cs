@@ -15,6 +15,7 @@ namespace MuxWatch.Json;
     typeof(KebabCaseEnumConverter<DiagnosisConfidence>),
     typeof(KebabCaseEnumConverter<RedisErrorKind>),
     typeof(KebabCaseEnumConverter<ServerEventKind>),
+    typeof(KebabCaseEnumConverter<FleetVerdict>),
     typeof(FieldValueJsonConverter)])]
 [JsonSerializable(typeof(TargetsAnswer))]
 [JsonSerializable(typeof(DiagnosisAnswer))]
@@ -28,4 +29,5 @@ namespace MuxWatch.Json;
 [JsonSerializable(typeof(DoctorReport))]
 [JsonSerializable(typeof(IncidentsAnswer))]
 [JsonSerializable(typeof(IncidentAnswer))]
+[JsonSerializable(typeof(PrometheusQueryReply))]
 internal sealed partial class MuxWatchJsonContext : JsonSerializerContext;

@@ -34,4 +34,10 @@ public sealed record Incident(long Id, string Endpoint, DateTimeOffset Start, Da
 
     /// <summary>The ids of its timeouts (<c>GET {api}/timeouts/{id}</c>), the first ones up to a bound.</summary>
     public IReadOnlyList<long> TimeoutIds { get; init; } = [];
+
+    /// <summary>
+    /// What the other instances saw of the endpoint over the incident's span, weighed against its cause; null unless
+    /// <c>MuxWatch:FleetPrometheusUrl</c> is set, and until the minute after its last timeout has been read.
+    /// </summary>
+    public FleetReading? Fleet { get; init; }
 }

@@ -1,3 +1,4 @@
+using MuxWatch.Diagnosis;
 using MuxWatch.Model;
 using MuxWatch.Pipeline;
 
@@ -33,6 +34,8 @@ public sealed class RecentIncidents : ITimeoutSink
     internal const int MaxTimeoutIds = 100;
     internal const int MaxCulprits = 5;
     internal const int MaxCulpritChars = 400;
+    internal const int MaxFleetFailures = 3;
+    private const string UnknownEndpoint = "unknown";
 
     private readonly Lock _gate = new();
     private readonly LinkedList<Entry> _kept = []; // oldest first
@@ -123,6 +126,47 @@ public sealed class RecentIncidents : ITimeoutSink
         }
     }
 
+    /// <summary>
+    /// The incidents whose fleet reading is due, newest first, at most <paramref name="max"/>: their last timeout at
+    /// least <paramref name="delay"/> ago (the rules' minute scraped and evaluated), not yet read for that last timeout,
+    /// and not given up on (three failed reads).
+    /// </summary>
+    internal IReadOnlyList<FleetDue> DueForFleet(DateTimeOffset now, TimeSpan delay, int max)
+    {
+        lock (_gate)
+        {
+            return [.. _kept.Reverse()
+                .Where(e => e.Endpoint != UnknownEndpoint && now >= e.LastTimeout + delay && e.FleetReadFor != e.LastTimeout
+                    && e.FleetFailures < MaxFleetFailures && now >= e.FleetRetryAt)
+                .Take(Math.Max(0, max))
+                .Select(e => new FleetDue(e.Id, e.Endpoint, e.Start, e.LastTimeout))];
+        }
+    }
+
+    /// <summary>Keeps what the fleet said of incident <paramref name="id"/> as read for its last timeout <paramref name="readFor"/>.</summary>
+    internal void AddFleetReading(long id, DateTimeOffset readFor, FleetReading reading)
+    {
+        lock (_gate)
+        {
+            if (_kept.FirstOrDefault(e => e.Id == id) is { } entry)
+            {
+                (entry.Fleet, entry.FleetReadFor, entry.FleetFailures) = (reading, readFor, 0);
+            }
+        }
+    }
+
+    /// <summary>A failed read of incident <paramref name="id"/>'s fleet: tried again after <paramref name="retryAt"/>, at most three times.</summary>
+    internal void FleetReadFailed(long id, DateTimeOffset retryAt)
+    {
+        lock (_gate)
+        {
+            if (_kept.FirstOrDefault(e => e.Id == id) is { } entry)
+            {
+                (entry.FleetFailures, entry.FleetRetryAt) = (entry.FleetFailures + 1, retryAt);
+            }
+        }
+    }
+
     /// <summary>The lines that name who or what: the slow command's sender, the huge value.</summary>
     private static bool NamesCulprit(string text) =>
         text.Contains(", sent by ", StringComparison.Ordinal) || text.StartsWith("the huge value is ", StringComparison.Ordinal);
@@ -165,6 +209,14 @@ public sealed class RecentIncidents : ITimeoutSink
 
         public List<long> TimeoutIds { get; } = [];
 
+        public FleetReading? Fleet { get; set; }
+
+        public DateTimeOffset? FleetReadFor { get; set; }
+
+        public int FleetFailures { get; set; }
+
+        public DateTimeOffset FleetRetryAt { get; set; }
+
         public Incident Snapshot(DateTimeOffset now)
         {
             TimeoutCause? cause = ByCause.Count == 0 ? null : ByCause.MaxBy(pair => pair.Value).Key;
@@ -177,7 +229,11 @@ public sealed class RecentIncidents : ITimeoutSink
                 FirstStep = cause is { } main ? AdviceByCause.GetValueOrDefault(main) : null,
                 Culprits = [.. Culprits],
                 TimeoutIds = [.. TimeoutIds],
+                Fleet = Fleet is null ? null : FleetWeighing.Weigh(Fleet, cause),
             };
         }
     }
 }
+
+/// <summary>An incident whose fleet reading is due: which endpoint, over which span.</summary>
+internal sealed record FleetDue(long Id, string Endpoint, DateTimeOffset Start, DateTimeOffset LastTimeout);

@@ -19,6 +19,9 @@ public sealed class PrometheusProcess : IAsyncDisposable
         Api = new PrometheusApi(client);
     }
 
+    /// <summary>Its base address, <c>http://127.0.0.1:port</c>.</summary>
+    public Uri Address => _client.BaseAddress!;
+
     /// <summary>Its HTTP API.</summary>
     public PrometheusApi Api { get; }
 
@@ -30,7 +33,15 @@ public sealed class PrometheusProcess : IAsyncDisposable
     /// <param name="job">The scrape job's name.</param>
     /// <param name="rules">A rule file to load, or null.</param>
     /// <param name="alertmanager">An Alertmanager's <c>host:port</c> to send alerts to, or null.</param>
-    public static async Task<PrometheusProcess> StartAsync(string target, string job = "muxwatch", string? rules = null, string? alertmanager = null)
+    public static Task<PrometheusProcess> StartAsync(string target, string job = "muxwatch", string? rules = null, string? alertmanager = null) =>
+        StartAsync([target], job, rules, alertmanager);
+
+    /// <summary>Starts Prometheus scraping every one of <paramref name="targets"/> (<c>host:port</c>, each its own <c>instance</c>) as job <paramref name="job"/>.</summary>
+    /// <param name="targets">What to scrape, <c>host:port</c> (their <c>/metrics</c>); a target not up yet is scraped once it is.</param>
+    /// <param name="job">The scrape job's name.</param>
+    /// <param name="rules">A rule file to load, or null.</param>
+    /// <param name="alertmanager">An Alertmanager's <c>host:port</c> to send alerts to, or null.</param>
+    public static async Task<PrometheusProcess> StartAsync(IReadOnlyList<string> targets, string job = "muxwatch", string? rules = null, string? alertmanager = null)
     {
         var work = Directory.CreateTempSubdirectory("muxwatch-prometheus-").FullName;
         var port = FreePort.Next();
@@ -39,7 +50,7 @@ public sealed class PrometheusProcess : IAsyncDisposable
         var alerting = alertmanager is null ? string.Empty : $"alerting:\n  alertmanagers:\n    - static_configs:\n        - targets: [\"{alertmanager}\"]\n";
         await File.WriteAllTextAsync(config,
             "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n" + ruleFiles + alerting
-            + $"scrape_configs:\n  - job_name: {job}\n    static_configs:\n      - targets: [\"{target}\"]\n").ConfigureAwait(false);
+            + $"scrape_configs:\n  - job_name: {job}\n    static_configs:\n      - targets: [{string.Join(", ", targets.Select(t => $"\"{t}\""))}]\n").ConfigureAwait(false);
         var process = ExternalProcess.Start("prometheus",
             $"--config.file={config}", $"--storage.tsdb.path={Path.Combine(work, "tsdb")}", $"--web.listen-address=127.0.0.1:{port}");
         var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}"), Timeout = TimeSpan.FromSeconds(30) };

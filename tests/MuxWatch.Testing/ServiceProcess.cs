@@ -35,9 +35,12 @@ public sealed class ServiceProcess : IAsyncDisposable
     public static Task<ServiceProcess> StartAsync(params string[] arguments) => StartAsync(new Dictionary<string, string>(), arguments);
 
     /// <summary>The same, with <paramref name="environment"/> set for the process (a <c>DOTNET_*</c> knob, say).</summary>
-    public static async Task<ServiceProcess> StartAsync(IReadOnlyDictionary<string, string> environment, params string[] arguments)
+    public static Task<ServiceProcess> StartAsync(IReadOnlyDictionary<string, string> environment, params string[] arguments) =>
+        StartOnAsync(FreePort.Next(), environment, arguments);
+
+    /// <summary>The same, listening on <paramref name="port"/> (one a scraper was told before the service started).</summary>
+    public static async Task<ServiceProcess> StartOnAsync(int port, IReadOnlyDictionary<string, string> environment, params string[] arguments)
     {
-        var port = FreePort.Next();
         var info = BuiltProgram.StartInfo("MuxWatch.Tool", ["--urls", $"http://127.0.0.1:{port}", .. arguments]);
         foreach (var (name, value) in environment)
         {

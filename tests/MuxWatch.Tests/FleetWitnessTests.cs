@@ -92,7 +92,13 @@ public sealed class FleetWitnessTests
         var due = Assert.Single(_incidents.DueForFleet(_clock.GetUtcNow(), delay, 10)); // an endpoint no message named is never asked for
         Assert.Equal(("10.0.0.1:6379", T0 - TimeSpan.FromSeconds(5), T0), (due.Endpoint, due.Start, due.LastTimeout));
 
-        _incidents.AddFleetReading(due.Id, due.LastTimeout, new FleetReading(due.Start, due.LastTimeout + TimeSpan.FromMinutes(1), 4, 1, FleetVerdict.InstanceSide) { Text = "1 of 4" });
+        // A reading so far (the minute after the last timeout not all evaluated) is read again once the witness's next turn comes.
+        _incidents.AddFleetReading(due.Id, due.LastTimeout, new FleetReading(due.Start, _clock.GetUtcNow(), 4, 0, FleetVerdict.None) { Text = "0 of 4" }, _clock.GetUtcNow() + TimeSpan.FromSeconds(5));
+        Assert.Empty(_incidents.DueForFleet(_clock.GetUtcNow(), delay, 10));
+        _clock.Advance(TimeSpan.FromSeconds(5));
+        Assert.Single(_incidents.DueForFleet(_clock.GetUtcNow(), delay, 10));
+
+        _incidents.AddFleetReading(due.Id, due.LastTimeout, new FleetReading(due.Start, due.LastTimeout + TimeSpan.FromMinutes(1), 4, 1, FleetVerdict.InstanceSide) { Text = "1 of 4", Complete = true }, _clock.GetUtcNow());
         Assert.Empty(_incidents.DueForFleet(_clock.GetUtcNow(), delay, 10));
         var read = _incidents.Find(due.Id)!.Fleet!;
         Assert.Equal(("1 of 4", true), (read.Text, read.Agrees)); // weighed against the incident's cause: starvation, instance side

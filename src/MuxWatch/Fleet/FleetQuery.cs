@@ -19,6 +19,9 @@ internal sealed class FleetQuery : IDisposable
     /// <summary>How far back the rules' per-minute series look: the span read runs this far past the last timeout.</summary>
     internal static readonly TimeSpan RuleWindow = TimeSpan.FromMinutes(1);
 
+    /// <summary>A scrape and an evaluation after the rules' minute: by then Prometheus has recorded it.</summary>
+    internal static readonly TimeSpan EvaluationLag = TimeSpan.FromSeconds(15);
+
     private const int MaxReplyBytes = 1 << 20;
     private const int MaxEndpointChars = 300;
 
@@ -40,7 +43,8 @@ internal sealed class FleetQuery : IDisposable
     /// <exception cref="FleetQueryException">Prometheus did not answer in time, refused, or answered something else.</exception>
     public async Task<FleetReading> ReadAsync(string endpoint, DateTimeOffset from, DateTimeOffset lastTimeout, DateTimeOffset now, CancellationToken cancellation)
     {
-        var at = Min(now, lastTimeout + RuleWindow + TimeSpan.FromSeconds(15));
+        var complete = lastTimeout + RuleWindow + EvaluationLag;
+        var at = Min(now, complete);
         var range = TimeSpan.FromSeconds(Math.Clamp(Math.Ceiling((at - from).TotalSeconds), 60, 6 * 3600));
         var query = Query(endpoint, range);
         var uri = new Uri($"api/v1/query?query={Uri.EscapeDataString(query)}&time={at.ToUnixTimeMilliseconds() / 1000.0:0.###}", UriKind.Relative);
@@ -81,7 +85,11 @@ internal sealed class FleetQuery : IDisposable
         var verdict = figures.GetValueOrDefault("server-side") > 0 ? FleetVerdict.ServerSide
             : figures.GetValueOrDefault("instance-side") > 0 ? FleetVerdict.InstanceSide
             : FleetVerdict.None;
-        return new FleetReading(from, at, watching, affected, verdict) { Text = Say(endpoint, watching, affected, verdict) };
+        return new FleetReading(from, at, watching, affected, verdict)
+        {
+            Complete = at >= complete,
+            Text = Say(endpoint, watching, affected, verdict) + (at >= complete ? string.Empty : " (so far: the minute after the last timeout is not all evaluated yet)"),
+        };
     }
 
     /// <summary>

@@ -66,7 +66,7 @@ internal sealed partial class FleetWitness : IPeriodicProbe, IDisposable
                 try
                 {
                     var reading = await _query!.ReadAsync(due.Endpoint, due.Start, due.LastTimeout, _time.GetUtcNow(), stopping).ConfigureAwait(false);
-                    _incidents.AddFleetReading(due.Id, due.LastTimeout, reading);
+                    _incidents.AddFleetReading(due.Id, due.LastTimeout, reading, _time.GetUtcNow() + _every);
                 }
                 catch (FleetQueryException ex)
                 {

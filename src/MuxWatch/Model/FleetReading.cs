@@ -12,6 +12,12 @@ namespace MuxWatch.Model;
 /// <param name="Verdict">The rules' verdict in the span.</param>
 public sealed record FleetReading(DateTimeOffset From, DateTimeOffset To, int Watching, int Affected, FleetVerdict Verdict)
 {
+    /// <summary>
+    /// True once the span read reaches the minute after the last timeout, as the rules evaluated it: the figures are
+    /// final. False for a reading so far (taken sooner, as <c>MuxWatch:FleetReadDelay</c> allows), read again until complete.
+    /// </summary>
+    public bool Complete { get; init; }
+
     /// <summary>What the fleet said, as a sentence ("1 of 4 instances timed out on ...; the others were answered").</summary>
     public string Text { get; init; } = string.Empty;
 

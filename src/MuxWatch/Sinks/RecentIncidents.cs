@@ -128,29 +128,33 @@ public sealed class RecentIncidents : ITimeoutSink
 
     /// <summary>
     /// The incidents whose fleet reading is due, newest first, at most <paramref name="max"/>: their last timeout at
-    /// least <paramref name="delay"/> ago (the rules' minute scraped and evaluated), not yet read for that last timeout,
-    /// and not given up on (three failed reads).
+    /// least <paramref name="delay"/> ago, not yet read for that last timeout or read before the rules' minute after it
+    /// was evaluated (a reading so far, read again until complete), and not given up on (three failed reads).
     /// </summary>
     internal IReadOnlyList<FleetDue> DueForFleet(DateTimeOffset now, TimeSpan delay, int max)
     {
         lock (_gate)
         {
             return [.. _kept.Reverse()
-                .Where(e => e.Endpoint != UnknownEndpoint && now >= e.LastTimeout + delay && e.FleetReadFor != e.LastTimeout
+                .Where(e => e.Endpoint != UnknownEndpoint && now >= e.LastTimeout + delay
+                    && (e.FleetReadFor != e.LastTimeout || e.Fleet is { Complete: false })
                     && e.FleetFailures < MaxFleetFailures && now >= e.FleetRetryAt)
                 .Take(Math.Max(0, max))
                 .Select(e => new FleetDue(e.Id, e.Endpoint, e.Start, e.LastTimeout))];
         }
     }
 
-    /// <summary>Keeps what the fleet said of incident <paramref name="id"/> as read for its last timeout <paramref name="readFor"/>.</summary>
-    internal void AddFleetReading(long id, DateTimeOffset readFor, FleetReading reading)
+    /// <summary>
+    /// Keeps what the fleet said of incident <paramref name="id"/> as read for its last timeout <paramref name="readFor"/>;
+    /// a reading not yet complete is read again after <paramref name="readAgainAt"/>.
+    /// </summary>
+    internal void AddFleetReading(long id, DateTimeOffset readFor, FleetReading reading, DateTimeOffset readAgainAt)
     {
         lock (_gate)
         {
             if (_kept.FirstOrDefault(e => e.Id == id) is { } entry)
             {
-                (entry.Fleet, entry.FleetReadFor, entry.FleetFailures) = (reading, readFor, 0);
+                (entry.Fleet, entry.FleetReadFor, entry.FleetFailures, entry.FleetRetryAt) = (reading, readFor, 0, readAgainAt);
             }
         }
     }

@@ -27,21 +27,28 @@ YAML
 prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" --web.listen-address="127.0.0.1:$prom" --log.level=warn &
 pid=$!
 until curl -sf "http://127.0.0.1:$prom/-/ready" >/dev/null; do sleep 1; done
-# Wait for EVALUATIONS evaluations after the first scrape (the 1m windows need two samples).
-sleep $(( 15 * (evaluations + 1) ))
-python3 - "$prom" "$pid" "$instances" "$endpoints" <<'PY'
-import json, sys, urllib.request
-prom, pid, instances, endpoints = sys.argv[1:]
+# The 1m windows need two scrapes; then each group's evaluation time is read after each of EVALUATIONS evaluations.
+sleep 35
+python3 - "$prom" "$pid" "$instances" "$endpoints" "$evaluations" <<'PY'
+import json, statistics, sys, time, urllib.parse, urllib.request
+prom, pid, instances, endpoints, evaluations = sys.argv[1:]
 get = lambda path: json.load(urllib.request.urlopen(f"http://127.0.0.1:{prom}{path}"))
-groups = {g["name"]: g for g in get("/api/v1/rules")["data"]["groups"]}
 q = lambda expr: get("/api/v1/query?query=" + urllib.parse.quote(expr))["data"]["result"]
-import urllib.parse
+times, rules, seen = {}, {}, {}
+while min((len(v) for v in times.values()), default=0) < int(evaluations):
+    for g in get("/api/v1/rules")["data"]["groups"]:
+        if g["lastEvaluation"] != seen.get(g["name"]):
+            seen[g["name"]] = g["lastEvaluation"]
+            times.setdefault(g["name"], []).append(g["evaluationTime"] * 1000)
+            for r in g["rules"]:
+                rules.setdefault(r["name"], []).append(r["evaluationTime"] * 1000)
+    time.sleep(1)
 scraped = float(q('scrape_samples_scraped')[0]["value"][1])
-recorded = sum(float(r["value"][1]) for r in q('count({__name__=~"muxwatch:fleet_.*"})'))
+recorded = float(q('count({__name__=~"muxwatch:fleet_.*"})')[0]["value"][1])
 rss = int(open(f"/proc/{pid}/status").read().split("VmRSS:")[1].split()[0]) // 1024
-print(f"{instances} instances x {endpoints} endpoints: {scraped:.0f} series scraped, {recorded:.0f} recorded by the fleet group; "
-      f"evaluation muxwatch.fleet {groups['muxwatch.fleet']['evaluationTime']*1000:.1f} ms, "
-      f"muxwatch.alerts {groups['muxwatch.alerts']['evaluationTime']*1000:.1f} ms (every 15 s); Prometheus resident {rss} MB")
-verdicts = q('count(muxwatch:fleet_verdict:instance_side)')
-print("instance-side verdicts:", verdicts[0]["value"][1] if verdicts else 0)
+print(f"{instances} instances x {endpoints} endpoints: {scraped:.0f} series scraped, {recorded:.0f} recorded by the fleet group, Prometheus resident {rss} MB")
+for name, values in sorted(times.items()):
+    print(f"  group {name}: median {statistics.median(values):.1f} ms, max {max(values):.1f} ms over {len(values)} evaluations (every 15 s)")
+heaviest = sorted(((statistics.median(v), n) for n, v in rules.items()), reverse=True)[:4]
+print("  heaviest rules (median ms): " + ", ".join(f"{n} {m:.1f}" for m, n in heaviest))
 PY

@@ -22,7 +22,11 @@ internal static class SidecarFleet
 
     /// <summary>One measurement of the sidecar (or, with <see cref="Build"/> "redis_exporter", of the exporter).</summary>
     private sealed record Figures(string Build, int Endpoints, double CpuMsPerSecond, double ResidentMedian, double ResidentPeak,
-        double ScrapeMedian, double ScrapeP95, double ScrapeKilobytes, int Series, double ServerMicroseconds, double ServerCalls);
+        double ScrapeMedian, double ScrapeP95, double ScrapeKilobytes, int Series, double ServerMicroseconds, double ServerCalls)
+    {
+        /// <summary>prometheus-net alone serving the same series in the same run (<see cref="PrometheusNetFloor"/>); 0 when not measured.</summary>
+        public double FloorMedian { get; init; }
+    }
 
     public static async Task<int> RunAsync(string[] args)
     {
@@ -154,6 +158,29 @@ internal static class SidecarFleet
             }
         }
 
+        // Issue 52's goals, as ratios measured in this run (they hold from machine to machine) and one absolute.
+        Console.WriteLine();
+        foreach (var r in results.Where(r => r.Build != "redis_exporter"))
+        {
+            var exporterCpu = results.FirstOrDefault(e => e.Build == "redis_exporter" && e.Endpoints == r.Endpoints)?.CpuMsPerSecond;
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"goals, {r.Build} at {r.Endpoints}: CPU / redis_exporter's {(exporterCpu is { } e ? (r.CpuMsPerSecond / e).ToString("F2", CultureInfo.InvariantCulture) : "n/a")} (at most 0.33); "
+                + $"/metrics / prometheus-net alone {(r.FloorMedian > 0 ? (r.ScrapeMedian / r.FloorMedian).ToString("F2", CultureInfo.InvariantCulture) : "n/a")} (at most 1.2); "
+                + $"peak resident {r.ResidentPeak:F0} MB (under 90)"));
+        }
+
+        if (counts.Count > 1)
+        {
+            foreach (var build in results.Select(r => r.Build).Where(b => b != "redis_exporter").Distinct())
+            {
+                if (results.FirstOrDefault(r => r.Build == build && r.Endpoints == counts[0]) is { } a && results.FirstOrDefault(r => r.Build == build && r.Endpoints == counts[^1]) is { } b)
+                {
+                    Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                        $"goals, {build}: CPU an endpoint at {counts[^1]} / at {counts[0]}: {b.CpuMsPerSecond / b.Endpoints / (a.CpuMsPerSecond / a.Endpoints):F2} (flat: about 1)"));
+                }
+            }
+        }
+
         if (results.FirstOrDefault(r => r.Build == "redis_exporter") is { } exporter)
         {
             foreach (var r in results.Where(r => r.Build != "redis_exporter" && r.Endpoints == exporter.Endpoints))
@@ -216,9 +243,12 @@ internal static class SidecarFleet
             var perCommand = await CommandStatsAsync(admin, servers, measured.Elapsed, endpoints.Count);
             resident.Sort();
 
-            var (median, p95, bytes, series) = await ScrapeAsync(client, scrapes);
+            var (median, p95, bytes, series, text) = await ScrapeAsync(client, scrapes);
             var figures = new Figures(build, endpoints.Count, cpuMsPerSecond, resident[resident.Count / 2], PeakMegabytes(process.Id), median, p95, bytes / 1024.0, series,
-                perCommand.Values.Sum(v => v.Microseconds), perCommand.Values.Sum(v => v.Calls));
+                perCommand.Values.Sum(v => v.Microseconds), perCommand.Values.Sum(v => v.Calls))
+            {
+                FloorMedian = await PrometheusNetFloor.MedianAsync(text, scrapes),
+            };
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"  MuxWatch sidecar: CPU {cpuMsPerSecond:F1} ms/s ({cpuMsPerSecond * 1000 / endpoints.Count:F0} µs/s an endpoint); resident {figures.ResidentMedian:F0} MB median, {figures.ResidentPeak:F0} MB peak; /metrics {median:F2} ms median, {p95:F2} ms p95, {bytes / 1024.0:F0} KB, {series:N0} series ({(double)series / endpoints.Count:F1} an endpoint)"));
             PrintServerCost("MuxWatch", perCommand);
@@ -364,7 +394,7 @@ internal static class SidecarFleet
     /// Scrapes as a scraper does (curl, one kept-alive connection, each timed by curl): the median and p95, after
     /// as many warm-ups; the body's size and series from the last warm-up.
     /// </summary>
-    private static async Task<(double Median, double P95, long Bytes, int Series)> ScrapeAsync(HttpClient client, int scrapes)
+    private static async Task<(double Median, double P95, long Bytes, int Series, string Text)> ScrapeAsync(HttpClient client, int scrapes)
     {
         var text = string.Empty;
         for (var i = 0; i < scrapes; i++)
@@ -374,7 +404,7 @@ internal static class SidecarFleet
 
         var times = await SidecarScale.TimedByCurlAsync(new Uri(client.BaseAddress!, "/metrics"), scrapes);
         return (times[times.Count / 2], times[(int)Math.Ceiling(times.Count * 0.95) - 1], System.Text.Encoding.UTF8.GetByteCount(text),
-            text.Split('\n').Count(l => l.Length > 0 && l[0] != '#'));
+            text.Split('\n').Count(l => l.Length > 0 && l[0] != '#'), text);
     }
 
     /// <summary>The process's peak resident set, as the kernel keeps it (<c>VmHWM</c>).</summary>

@@ -1,0 +1,115 @@
+using System.Globalization;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.Logging;
+using MuxWatch.Testing;
+using Prometheus;
+
+namespace MuxWatch.Benchmarks;
+
+/// <summary>
+/// The floor under a <c>/metrics</c> figure, measured in the same run: prometheus-net alone, serving a registry that
+/// holds the same families and series as a scrape (gauges and counters as they are; a histogram's buckets, sum and
+/// count as gauges of those names, the same lines), from a minimal ASP.NET Core endpoint in this process, timed by the
+/// same curl on one kept-alive connection after as many warm-up scrapes. What any exporter built on prometheus-net
+/// takes to render and send that many series on this machine; MuxWatch's own answer is measured against it.
+/// </summary>
+internal static class PrometheusNetFloor
+{
+    /// <summary>The median time, in ms, prometheus-net alone takes to serve the series of <paramref name="scraped"/>, over <paramref name="scrapes"/> scrapes.</summary>
+    public static async Task<double> MedianAsync(string scraped, int scrapes)
+    {
+        var registry = Metrics.NewCustomRegistry();
+        var series = Fill(registry, scraped);
+        var port = FreePort.Next();
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.Logging.ClearProviders();
+        builder.WebHost.UseUrls($"http://127.0.0.1:{port}");
+        await using var app = builder.Build();
+        app.MapGet("/metrics", async (HttpContext context) =>
+        {
+            context.Response.ContentType = "text/plain; version=0.0.4; charset=utf-8";
+            await registry.CollectAndExportAsTextAsync(context.Response.Body, context.RequestAborted);
+        });
+        await app.StartAsync();
+        var url = new Uri($"http://127.0.0.1:{port}/metrics");
+        using (var client = new HttpClient())
+        {
+            for (var i = 0; i < scrapes; i++)
+            {
+                _ = await client.GetStringAsync(url);
+            }
+        }
+
+        var times = await SidecarScale.TimedByCurlAsync(url, scrapes);
+        await app.StopAsync();
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"    prometheus-net alone, the same {series:N0} series: /metrics {times[times.Count / 2]:F2} ms median"));
+        return times[times.Count / 2];
+    }
+
+    /// <summary>Makes in <paramref name="registry"/> every family and series of <paramref name="text"/> (the text exposition format); returns the series.</summary>
+    private static int Fill(CollectorRegistry registry, string text)
+    {
+        var factory = Metrics.WithCustomRegistry(registry);
+        var types = new Dictionary<string, string>(StringComparer.Ordinal);
+        var samples = new List<(string Name, string[] Names, string[] Values, double Value)>();
+        foreach (var line in text.Split('\n'))
+        {
+            if (line.StartsWith("# TYPE ", StringComparison.Ordinal) && line.Split(' ') is [_, _, var family, var type])
+            {
+                types[family] = type;
+            }
+            else if (line.Length > 0 && line[0] != '#')
+            {
+                samples.Add(Sample(line));
+            }
+        }
+
+        var gauges = new Dictionary<string, Gauge>(StringComparer.Ordinal);
+        var counters = new Dictionary<string, Counter>(StringComparer.Ordinal);
+        foreach (var (name, names, values, value) in samples)
+        {
+            if (types.GetValueOrDefault(name) == "counter")
+            {
+                if (!counters.TryGetValue(name, out var counter))
+                {
+                    counters[name] = counter = factory.CreateCounter(name, name, names);
+                }
+
+                counter.WithLabels(values).IncTo(value);
+            }
+            else
+            {
+                if (!gauges.TryGetValue(name, out var gauge))
+                {
+                    gauges[name] = gauge = factory.CreateGauge(name, name, names);
+                }
+
+                gauge.WithLabels(values).Set(value);
+            }
+        }
+
+        return samples.Count;
+    }
+
+    /// <summary>One sample line: <c>name{a="x",b="y"} 1.5</c>. Label values here hold no quotes or commas (MuxWatch's never do).</summary>
+    private static (string Name, string[] Names, string[] Values, double Value) Sample(string line)
+    {
+        var brace = line.IndexOf('{', StringComparison.Ordinal);
+        var space = line.LastIndexOf(' ');
+        var value = double.Parse(line[(space + 1)..], NumberStyles.Float, CultureInfo.InvariantCulture);
+        if (brace < 0)
+        {
+            return (line[..space], [], [], value);
+        }
+
+        var labels = line[(brace + 1)..line.LastIndexOf('}')]
+            .Split("\",", StringSplitOptions.RemoveEmptyEntries)
+            .Select(pair => pair.Split("=\"", 2))
+            .ToArray();
+        // A histogram's "le" is a label prometheus-net keeps for histograms: here it is one of a gauge's, renamed.
+        return (line[..brace], [.. labels.Select(l => l[0] == "le" ? "bucket_le" : l[0])], [.. labels.Select(l => l[1].TrimEnd('"'))], value);
+    }
+}

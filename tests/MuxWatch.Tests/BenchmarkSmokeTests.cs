@@ -108,6 +108,10 @@ public sealed class BenchmarkSmokeTests
         Assert.Matches(@"(?m)^\| redis_exporter \(every 15 s\) \| 2 \|", output);
         Assert.Contains("jit, 1 to 2 endpoints (2 times): CPU x", output, StringComparison.Ordinal);
         Assert.Contains("MuxWatch (jit) against redis_exporter", output, StringComparison.Ordinal);
+
+        // The goals as ratios of the run: the floor (prometheus-net alone, the same series) measured beside each scrape.
+        Assert.Matches(@"prometheus-net alone, the same [\d,]+ series: /metrics [\d.]+ ms median", output);
+        Assert.Matches(@"goals, jit at 2: CPU / redis_exporter's [\d.]+ \(at most 0\.33\); /metrics / prometheus-net alone [\d.]+ \(at most 1\.2\); peak resident \d+ MB", output);
     }
 
     [Fact]

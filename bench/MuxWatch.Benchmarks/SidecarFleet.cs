@@ -164,7 +164,7 @@ internal static class SidecarFleet
         {
             var exporterCpu = results.FirstOrDefault(e => e.Build == "redis_exporter" && e.Endpoints == r.Endpoints)?.CpuMsPerSecond;
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"goals, {r.Build} at {r.Endpoints}: CPU / redis_exporter's {(exporterCpu is { } e ? (r.CpuMsPerSecond / e).ToString("F2", CultureInfo.InvariantCulture) : "n/a")} (at most 0.33); "
+                $"goals, {r.Build} at {r.Endpoints}: CPU / redis_exporter's {(exporterCpu is > 0 and var e ? (r.CpuMsPerSecond / e).ToString("F2", CultureInfo.InvariantCulture) : "n/a")} (at most 0.33); "
                 + $"/metrics / prometheus-net alone {(r.FloorMedian > 0 ? (r.ScrapeMedian / r.FloorMedian).ToString("F2", CultureInfo.InvariantCulture) : "n/a")} (at most 1.2); "
                 + $"peak resident {r.ResidentPeak:F0} MB (under 90)"));
         }
@@ -176,7 +176,7 @@ internal static class SidecarFleet
                 if (results.FirstOrDefault(r => r.Build == build && r.Endpoints == counts[0]) is { } a && results.FirstOrDefault(r => r.Build == build && r.Endpoints == counts[^1]) is { } b)
                 {
                     Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                        $"goals, {build}: CPU an endpoint at {counts[^1]} / at {counts[0]}: {b.CpuMsPerSecond / b.Endpoints / (a.CpuMsPerSecond / a.Endpoints):F2} (flat: about 1)"));
+                        $"goals, {build}: CPU an endpoint at {counts[^1]} / at {counts[0]}: {(a.CpuMsPerSecond > 0 ? (b.CpuMsPerSecond / b.Endpoints / (a.CpuMsPerSecond / a.Endpoints)).ToString("F2", CultureInfo.InvariantCulture) : "n/a")} (flat: about 1)"));
                 }
             }
         }

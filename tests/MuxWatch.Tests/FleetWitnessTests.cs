@@ -44,6 +44,25 @@ public sealed class FleetWitnessTests
         Assert.Equal(300, FleetQuery.Escaped(new string('x', 5000)).Length);
     }
 
+    [Fact]
+    public void The_query_time_is_written_as_Prometheus_reads_it_in_an_app_whose_culture_writes_a_decimal_comma()
+    {
+        var comma = (System.Globalization.CultureInfo)System.Globalization.CultureInfo.InvariantCulture.Clone();
+        comma.NumberFormat.NumberDecimalSeparator = ",";
+        var before = System.Globalization.CultureInfo.CurrentCulture;
+        System.Globalization.CultureInfo.CurrentCulture = comma;
+        try
+        {
+            var uri = FleetQuery.RequestUri("up", DateTimeOffset.FromUnixTimeMilliseconds(1_795_910_474_123)).ToString();
+            Assert.EndsWith("&time=1795910474.123", uri, StringComparison.Ordinal);
+            Assert.StartsWith("api/v1/query?query=up", uri, StringComparison.Ordinal);
+        }
+        finally
+        {
+            System.Globalization.CultureInfo.CurrentCulture = before;
+        }
+    }
+
     [Theory]
     [InlineData(TimeoutCause.ThreadPoolStarvation, FleetVerdict.InstanceSide, true, "The fleet agrees")]
     [InlineData(TimeoutCause.GcPause, FleetVerdict.InstanceSide, true, "The fleet agrees")]

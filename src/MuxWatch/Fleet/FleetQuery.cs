@@ -46,8 +46,7 @@ internal sealed class FleetQuery : IDisposable
         var complete = lastTimeout + RuleWindow + EvaluationLag;
         var at = Min(now, complete);
         var range = TimeSpan.FromSeconds(Math.Clamp(Math.Ceiling((at - from).TotalSeconds), 60, 6 * 3600));
-        var query = Query(endpoint, range);
-        var uri = new Uri($"api/v1/query?query={Uri.EscapeDataString(query)}&time={at.ToUnixTimeMilliseconds() / 1000.0:0.###}", UriKind.Relative);
+        var uri = RequestUri(Query(endpoint, range), at);
         PrometheusQueryReply? reply;
         try
         {
@@ -105,6 +104,13 @@ internal sealed class FleetQuery : IDisposable
             $"label_replace(max_over_time(muxwatch:fleet_verdict:server_side{selector}), \"figure\", \"server-side\", \"\", \"\")",
             $"label_replace(count(max_over_time(muxwatch:fleet_verdict:instance_side{selector})), \"figure\", \"instance-side\", \"\", \"\")");
     }
+
+    /// <summary>
+    /// The instant query's request, relative to Prometheus' base address: the time as Prometheus reads it whatever the
+    /// process's culture ("1795910474.123", never a decimal comma: MuxWatch runs in apps of every culture).
+    /// </summary>
+    internal static Uri RequestUri(string query, DateTimeOffset at) => new(string.Create(CultureInfo.InvariantCulture,
+        $"api/v1/query?query={Uri.EscapeDataString(query)}&time={at.ToUnixTimeMilliseconds() / 1000.0:0.###}"), UriKind.Relative);
 
     /// <summary>What the figures say, as the incident shows it.</summary>
     internal static string Say(string endpoint, int watching, int affected, FleetVerdict verdict) => (watching, verdict) switch

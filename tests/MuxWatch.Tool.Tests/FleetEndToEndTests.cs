@@ -49,6 +49,19 @@ public sealed class FleetEndToEndTests(PackedMuxWatch packed, ITestOutputHelper 
 
     public async Task InitializeAsync()
     {
+        try
+        {
+            await StartAllAsync();
+        }
+        catch
+        {
+            await DisposeAsync(); // xunit does not dispose a class whose initialization failed: nothing may be left running
+            throw;
+        }
+    }
+
+    private async Task StartAllAsync()
+    {
         _redis = await RedisServer.StartAsync();
         var connection = $"{_redis.EndPoint},asyncTimeout=500,syncTimeout=500";
 
@@ -141,9 +154,17 @@ public sealed class FleetEndToEndTests(PackedMuxWatch packed, ITestOutputHelper 
             await _sidecar.DisposeAsync();
         }
 
-        await _webhook.StopAsync();
-        await _webhook.DisposeAsync();
-        await _redis.DisposeAsync();
+        if (_webhook is not null)
+        {
+            await _webhook.StopAsync();
+            await _webhook.DisposeAsync();
+        }
+
+        if (_redis is not null)
+        {
+            await _redis.DisposeAsync();
+        }
+
         _stopTraffic.Dispose();
         Directory.Delete(_work, recursive: true);
     }

@@ -36,6 +36,26 @@ public sealed class StallConsequenceTests
     }
 
     [Fact]
+    public void A_command_that_blocked_the_whole_wait_outranks_a_collection_that_paused_a_third_of_it_but_not_one_that_paused_most()
+    {
+        // Seen under load: a sidecar's PING waited 800 ms behind a 5 s DEBUG SLEEP while a 310 ms collection paused it.
+        ServerEvent[] events = [Slow("DEBUG", 5000, T0.AddSeconds(5))];
+        var third = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(StallAt500), runtime: new RuntimeOverWait(900, 310, 50, 0, 2));
+        var most = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(StallAt500), runtime: new RuntimeOverWait(900, 700, 50, 0, 2));
+        Assert.Equal(TimeoutCause.GcPause, third.Cause);
+        Assert.Equal(TimeoutCause.GcPause, most.Cause);
+
+        var blocked = TimelineCorrelation.Refine(third, events, T0.AddSeconds(2), T0.AddSeconds(2.8));
+        var paused = TimelineCorrelation.Refine(most, events, T0.AddSeconds(2), T0.AddSeconds(2.8));
+
+        Assert.Equal((TimeoutCause.SlowCommand, DiagnosisConfidence.High), (blocked.Cause, blocked.Confidence));
+        Assert.Contains(blocked.EvidenceLines, line => line.StartsWith("gc-pause: ", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
+        Assert.Contains(blocked.EvidenceLines, line => line.StartsWith("why: slow-command outranks gc-pause", StringComparison.Ordinal));
+        Assert.Equal(TimeoutCause.GcPause, paused.Cause); // most of the wait paused: the pause keeps priority, the block contributing
+        Assert.Contains(paused.EvidenceLines, line => line.StartsWith("slow-command: ", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public void A_fork_that_blocked_most_of_the_wait_is_persistence_and_a_tiny_one_alone_is_held_weakly()
     {
         var long_ = TimelineCorrelation.Refine(Diagnose(StallAt500), [Fork(450, T0.AddSeconds(0.6))], T0.AddSeconds(0.2), T0.AddSeconds(0.7));

@@ -1,6 +1,4 @@
-using System.Collections.Concurrent;
 using System.Text.Json;
-using Microsoft.AspNetCore.Http;
 using MuxWatch.Testing;
 using Xunit.Abstractions;
 
@@ -21,18 +19,16 @@ namespace MuxWatch.Tool.Tests;
 /// </remarks>
 [Trait("Category", "EndToEnd")]
 [TakesMinutes]
+[StartsFirst]
 public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
 {
-    private static readonly string Rules = Path.Combine(BuiltProgram.RepositoryRoot, "alerts", "muxwatch.rules.yml");
     private readonly string _work = Directory.CreateTempSubdirectory("muxwatch-e2e-").FullName;
-    private readonly ConcurrentQueue<JsonElement> _notifications = new();
     private readonly List<IAsyncDisposable> _running = [];
     private RedisServer _spiking = null!;
     private RedisServer _blip = null!;
     private RedisServer _restarting = null!;
     private ServiceProcess _service = null!;
-    private WebApplication _webhook = null!;
-    private ExternalProcess _alertmanager = null!;
+    private PagingAlertmanager _pager = null!;
     private PrometheusProcess _prometheusProcess = null!;
     private PrometheusApi _prometheus = null!;
 
@@ -50,23 +46,8 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
             "--MuxWatch:Targets:1:Name=blip", $"--MuxWatch:Targets:1:ConnectionString={_blip.EndPoint},asyncTimeout=300,syncTimeout=300",
             "--MuxWatch:Targets:2:Name=restarting", $"--MuxWatch:Targets:2:ConnectionString={_restarting.EndPoint},connectTimeout=1000");
 
-        // The webhook receiver: every notification Alertmanager sends, kept.
-        var webhookPort = FreePort.Next();
-        var builder = WebApplication.CreateSlimBuilder();
-        builder.Logging.ClearProviders();
-        builder.WebHost.UseUrls($"http://127.0.0.1:{webhookPort}");
-        _webhook = builder.Build();
-        _webhook.MapPost("/page", async (HttpRequest request) =>
-        {
-            using var document = await JsonDocument.ParseAsync(request.Body);
-            _notifications.Enqueue(document.RootElement.Clone());
-            return Results.Ok();
-        });
-        await _webhook.StartAsync();
-
-        var alertmanagerPort = FreePort.Next();
-        var alertmanagerConfig = Path.Combine(_work, "alertmanager.yml");
-        await File.WriteAllTextAsync(alertmanagerConfig, $"""
+        // Alertmanager pages this test's webhook at once, every alert in a group of its own.
+        _pager = await PagingAlertmanager.StartAsync(_work, webhook => $"""
             route:
               receiver: pager
               group_by: [alertname, instance, multiplexer, endpoint]
@@ -76,18 +57,13 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
             receivers:
               - name: pager
                 webhook_configs:
-                  - url: http://127.0.0.1:{webhookPort}/page
+                  - url: {webhook}
                     send_resolved: true
             """);
-        _alertmanager = ExternalProcess.Start("prometheus-alertmanager",
-            $"--config.file={alertmanagerConfig}", $"--storage.path={Path.Combine(_work, "am")}",
-            $"--web.listen-address=127.0.0.1:{alertmanagerPort}", "--cluster.listen-address=");
-        _running.Add(_alertmanager);
+        _running.Add(_pager);
 
-        var rules = Path.Combine(_work, "muxwatch.rules.yml");
-        await File.WriteAllTextAsync(rules, System.Text.RegularExpressions.Regex.Replace(await File.ReadAllTextAsync(Rules), @"(?m)^(\s+for:) \d+[smh]$", "$1 10s"));
-        Assert.Contains("for: 10s", await File.ReadAllTextAsync(rules), StringComparison.Ordinal);
-        _prometheusProcess = await PrometheusProcess.StartAsync($"127.0.0.1:{_service.Port}", rules: rules, alertmanager: $"127.0.0.1:{alertmanagerPort}");
+        var rules = await PagingAlertmanager.WriteRulesWithShortForAsync(_work);
+        _prometheusProcess = await PrometheusProcess.StartAsync($"127.0.0.1:{_service.Port}", rules: rules, alertmanager: _pager.Address);
         _running.Add(_prometheusProcess);
         _prometheus = _prometheusProcess.Api;
     }
@@ -99,8 +75,6 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
             await process.DisposeAsync();
         }
 
-        await _webhook.StopAsync();
-        await _webhook.DisposeAsync();
         await _service.DisposeAsync();
         await _spiking.DisposeAsync();
         await _blip.DisposeAsync();
@@ -180,7 +154,7 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
         output.WriteLine($"resolved {(DateTimeOffset.UtcNow - pagedAt).TotalSeconds:0} s after the page");
 
         // The blip never paged (an info alert may name it: with the durations cut, its latency monitor being off is one).
-        Assert.DoesNotContain(_notifications.SelectMany(n => n.GetProperty("alerts").EnumerateArray()),
+        Assert.DoesNotContain(_pager.Alerts("firing"),
             alert => alert.GetProperty("labels").TryGetProperty("endpoint", out var endpoint) && endpoint.GetString() == _blip.EndPoint
                 && alert.GetProperty("labels").GetProperty("severity").GetString() == "critical");
 
@@ -218,22 +192,18 @@ public sealed class EndToEndTests(ITestOutputHelper output) : IAsyncLifetime
         JsonElement found = default;
         await Eventually.UntilAsync(() =>
         {
-            foreach (var notification in _notifications)
+            foreach (var alert in _pager.Alerts(status))
             {
-                foreach (var alert in notification.GetProperty("alerts").EnumerateArray())
+                if (alert.GetProperty("labels").TryGetProperty("endpoint", out var e) && e.GetString() == endpoint
+                    && PagingAlertmanager.Name(alert) == "MuxWatchTimeoutSpike")
                 {
-                    if (alert.GetProperty("status").GetString() == status
-                        && alert.GetProperty("labels").TryGetProperty("endpoint", out var e) && e.GetString() == endpoint
-                        && alert.GetProperty("labels").GetProperty("alertname").GetString() == "MuxWatchTimeoutSpike")
-                    {
-                        found = alert;
-                        return true;
-                    }
+                    found = alert;
+                    return true;
                 }
             }
 
             return false;
-        }, $"a {status} MuxWatchTimeoutSpike page for {endpoint} (Prometheus: {_prometheusProcess.Output.Length} chars of log, Alertmanager alive: {!_alertmanager.HasExited})", timeout);
+        }, $"a {status} MuxWatchTimeoutSpike page for {endpoint} (Prometheus: {_prometheusProcess.Output.Length} chars of log, Alertmanager alive: {_pager.IsRunning})", timeout);
         return found;
     }
 }

@@ -1,7 +1,4 @@
-using System.Collections.Concurrent;
 using System.Text.Json;
-using System.Text.RegularExpressions;
-using Microsoft.AspNetCore.Http;
 using MuxWatch.Testing;
 using Xunit.Abstractions;
 
@@ -21,14 +18,14 @@ namespace MuxWatch.Tool.Tests;
 /// </remarks>
 [Trait("Category", "EndToEnd")]
 [TakesMinutes]
+[StartsFirst]
 public sealed class FleetEndToEndTests(PackedMuxWatch packed, ITestOutputHelper output) : IClassFixture<PackedMuxWatch>, IAsyncLifetime
 {
     private readonly string _work = Directory.CreateTempSubdirectory("muxwatch-fleet-").FullName;
-    private readonly ConcurrentQueue<JsonElement> _notifications = new();
     private readonly List<IAsyncDisposable> _running = [];
     private readonly CancellationTokenSource _stopTraffic = new();
     private RedisServer _redis = null!;
-    private WebApplication _webhook = null!;
+    private PagingAlertmanager _pager = null!;
     private PrometheusProcess _prometheus = null!;
     private Replica _starving = null!;
     private Replica _served = null!;
@@ -65,40 +62,20 @@ public sealed class FleetEndToEndTests(PackedMuxWatch packed, ITestOutputHelper 
         _redis = await RedisServer.StartAsync();
         var connection = $"{_redis.EndPoint},asyncTimeout=500,syncTimeout=500";
 
-        var webhookPort = FreePort.Next();
-        var builder = WebApplication.CreateSlimBuilder();
-        builder.Logging.ClearProviders();
-        builder.WebHost.UseUrls($"http://127.0.0.1:{webhookPort}");
-        _webhook = builder.Build();
-        _webhook.MapPost("/page", async (HttpRequest request) =>
-        {
-            using var document = await JsonDocument.ParseAsync(request.Body);
-            _notifications.Enqueue(document.RootElement.Clone());
-            return Results.Ok();
-        });
-        await _webhook.StartAsync();
-
         // The shipped routes and inhibition, paging this test's webhook at once.
-        var alertmanagerPort = FreePort.Next();
-        var alertmanagerConfig = Path.Combine(_work, "alertmanager.yml");
         var shipped = await File.ReadAllTextAsync(Path.Combine(BuiltProgram.RepositoryRoot, "deploy", "alertmanager", "alertmanager.yml"));
-        var config = shipped.Replace("http://localhost:9095/page", $"http://127.0.0.1:{webhookPort}/page", StringComparison.Ordinal)
+        _pager = await PagingAlertmanager.StartAsync(_work, webhook => shipped
+            .Replace("http://localhost:9095/page", webhook.ToString(), StringComparison.Ordinal)
             .Replace("group_wait: 30s", "group_wait: 1s", StringComparison.Ordinal)
-            .Replace("group_interval: 5m", "group_interval: 1s", StringComparison.Ordinal);
-        Assert.Contains($"127.0.0.1:{webhookPort}", config, StringComparison.Ordinal);
-        await File.WriteAllTextAsync(alertmanagerConfig, config);
-        _running.Add(ExternalProcess.Start("prometheus-alertmanager",
-            $"--config.file={alertmanagerConfig}", $"--storage.path={Path.Combine(_work, "am")}",
-            $"--web.listen-address=127.0.0.1:{alertmanagerPort}", "--cluster.listen-address="));
+            .Replace("group_interval: 5m", "group_interval: 1s", StringComparison.Ordinal));
+        _running.Add(_pager);
 
         // Prometheus first (the replicas are told its address), scraping the four instances from the moment they are up.
         int starvingPort = FreePort.Next(), servedPort = FreePort.Next(), otherPort = FreePort.Next(), sidecarPort = FreePort.Next();
-        var rules = Path.Combine(_work, "muxwatch.rules.yml");
-        await File.WriteAllTextAsync(rules, Regex.Replace(
-            await File.ReadAllTextAsync(Path.Combine(BuiltProgram.RepositoryRoot, "alerts", "muxwatch.rules.yml")), @"(?m)^(\s+for:) \d+[smh]$", "$1 10s"));
+        var rules = await PagingAlertmanager.WriteRulesWithShortForAsync(_work);
         _prometheus = await PrometheusProcess.StartAsync(
             [.. new[] { starvingPort, servedPort, otherPort, sidecarPort }.Select(port => $"127.0.0.1:{port}")],
-            rules: rules, alertmanager: $"127.0.0.1:{alertmanagerPort}");
+            rules: rules, alertmanager: _pager.Address);
         _running.Add(_prometheus);
 
         // Every replica reads the fleet for its incidents, 5 s after their last timeout (Prometheus scrapes and evaluates every second).
@@ -154,12 +131,6 @@ public sealed class FleetEndToEndTests(PackedMuxWatch packed, ITestOutputHelper 
             await _sidecar.DisposeAsync();
         }
 
-        if (_webhook is not null)
-        {
-            await _webhook.StopAsync();
-            await _webhook.DisposeAsync();
-        }
-
         if (_redis is not null)
         {
             await _redis.DisposeAsync();
@@ -202,7 +173,7 @@ public sealed class FleetEndToEndTests(PackedMuxWatch packed, ITestOutputHelper 
         }
 
         // One page for the stall: no per-instance spike or instance-side page paged beside it (the rules stand aside, the inhibition holds).
-        Assert.DoesNotContain(Alerts("firing"), alert => Name(alert) is "MuxWatchTimeoutSpike" or "MuxWatchInstanceSideTimeouts");
+        Assert.DoesNotContain(_pager.Alerts("firing"), alert => PagingAlertmanager.Name(alert) is "MuxWatchTimeoutSpike" or "MuxWatchInstanceSideTimeouts");
 
         // The stall's minute leaves the rules' window before one replica starves alone.
         await Eventually.UntilAsync(async () => await ValueAsync($"muxwatch:fleet_instances_affected:1m{{endpoint=\"{endpoint}\"}}") == 0,
@@ -218,9 +189,9 @@ public sealed class FleetEndToEndTests(PackedMuxWatch packed, ITestOutputHelper 
         var instanceSide = await PageAsync("firing", "MuxWatchInstanceSideTimeouts", labels => labels.GetProperty("endpoint").GetString() == endpoint, TimeSpan.FromMinutes(3));
         output.WriteLine($"starvation: paged instance side {(DateTimeOffset.UtcNow - starvedAt).TotalSeconds:0} s after it began: {instanceSide.GetProperty("annotations").GetProperty("description")}");
         Assert.Equal(_starving.Instance, instanceSide.GetProperty("labels").GetProperty("instance").GetString());
-        Assert.All(Alerts("firing").Where(alert => Name(alert) == "MuxWatchInstanceSideTimeouts"),
+        Assert.All(_pager.Alerts("firing").Where(alert => PagingAlertmanager.Name(alert) == "MuxWatchInstanceSideTimeouts"),
             alert => Assert.Equal(_starving.Instance, alert.GetProperty("labels").GetProperty("instance").GetString()));
-        Assert.Single(Alerts("firing"), alert => Name(alert) == "MuxWatchServerSideTimeouts"); // the stall's, still the only one
+        Assert.Single(_pager.Alerts("firing"), alert => PagingAlertmanager.Name(alert) == "MuxWatchServerSideTimeouts"); // the stall's, still the only one
 
         // Its incident says, from Prometheus, that the others were answered, and that this agrees with the starvation.
         JsonElement incident = default;
@@ -272,20 +243,12 @@ public sealed class FleetEndToEndTests(PackedMuxWatch packed, ITestOutputHelper 
         return result.GetArrayLength() == 0 ? null : double.Parse(result[0].GetProperty("value")[1].GetString()!, System.Globalization.CultureInfo.InvariantCulture);
     }
 
-    private static string? Name(JsonElement alert) => alert.GetProperty("labels").GetProperty("alertname").GetString();
-
-    /// <summary>Every alert of status <paramref name="status"/> the webhook was sent, each once however many notifications repeated it.</summary>
-    private IEnumerable<JsonElement> Alerts(string status) => _notifications
-        .SelectMany(n => n.GetProperty("alerts").EnumerateArray())
-        .Where(alert => alert.GetProperty("status").GetString() == status)
-        .DistinctBy(alert => alert.GetProperty("labels").GetRawText() + alert.GetProperty("startsAt").GetString());
-
     private async Task<JsonElement> PageAsync(string status, string alertname, Func<JsonElement, bool> matches, TimeSpan timeout, DateTimeOffset? after = null)
     {
         JsonElement found = default;
         await Eventually.UntilAsync(() =>
         {
-            foreach (var alert in Alerts(status).Where(alert => Name(alert) == alertname && matches(alert.GetProperty("labels"))))
+            foreach (var alert in _pager.Alerts(status).Where(alert => PagingAlertmanager.Name(alert) == alertname && matches(alert.GetProperty("labels"))))
             {
                 if (after is null || DateTimeOffset.Parse(alert.GetProperty("startsAt").GetString()!, System.Globalization.CultureInfo.InvariantCulture) >= after)
                 {
@@ -295,7 +258,7 @@ public sealed class FleetEndToEndTests(PackedMuxWatch packed, ITestOutputHelper 
             }
 
             return false;
-        }, $"a {status} {alertname} page (notifications so far: {_notifications.Count}; Prometheus log {_prometheus.Output.Length} chars)", timeout);
+        }, $"a {status} {alertname} page (notifications so far: {_pager.Notifications.Count}; Prometheus log {_prometheus.Output.Length} chars)", timeout);
         return found;
     }
 }

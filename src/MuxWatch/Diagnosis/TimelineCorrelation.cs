@@ -68,6 +68,11 @@ internal static class TimelineCorrelation
             return Explained(diagnosis, found, explaining, waitMs, unexplained);
         }
 
+        if (explaining is not null && explaining.BlockedMs >= waitMs && diagnosis.Cause == TimeoutCause.GcPause && primaryWeight < EvidenceWeight.Overriding)
+        {
+            return BlockedThroughAPause(diagnosis, found, explaining, waitMs);
+        }
+
         if (unexplained)
         {
             // Nothing blocked the server for long enough: a save merely running is the likeliest server-side
@@ -114,6 +119,23 @@ internal static class TimelineCorrelation
         var why = $"{explaining.Cause.ToName()} outranks {consequence}: {blocked}; a server blocked that long makes the client give up on its connection "
             + $"and piles the waiting calls' continuations on the pool, so {consequence} here is its consequence (the message alone held it below strong)";
         return Build(diagnosis, found, explaining, why, DiagnosisConfidence.High, dropPrevious: false, diagnosis.Cause);
+    }
+
+    /// <summary>
+    /// The server was blocked over the whole wait and this process paused for part of it (a pause under half the
+    /// wait, held strong): no reply could have come whatever the process did, so the server's block is the cause
+    /// and the pause contributes. Seen on a loaded machine: a 310 ms collection inside the 800 ms a sidecar's PING
+    /// waited behind a 5 s DEBUG SLEEP had named gc-pause, and the witness's silence then server-stall.
+    /// </summary>
+    private static TimeoutDiagnosis BlockedThroughAPause(TimeoutDiagnosis diagnosis, List<Finding> found, Finding explaining, double waitMs)
+    {
+        var why = $"{explaining.Cause.ToName()} outranks gc-pause: {Clock.Blocked(explaining, waitMs)}, so no reply could have come over the wait "
+            + "whatever this process did; the collections paused it for less than half of the wait (contributing)";
+        var built = Build(diagnosis, found, explaining, why, DiagnosisConfidence.High, dropPrevious: false, consequence: null);
+        return built with
+        {
+            Evidence = [.. built.Evidence.Select(e => e.Role == EvidenceRole.Finding && e.Cause == TimeoutCause.GcPause ? e with { Role = EvidenceRole.Contributing } : e)],
+        };
     }
 
     /// <summary>

@@ -5,7 +5,7 @@ namespace MuxWatch.Tests.Live;
 /// <summary>
 /// Where the pool's stack capture cannot work, an app like a user's blocking its pool on tasks: its starvation is
 /// still named, and every timeout says why no code is. What is tested is MuxWatch's own capture, not the client,
-/// so these run on the default client only (the capture itself is tested on both in StallDiagnosisLiveTests).
+/// so these run on the default client only (the capture itself is tested on both in AppSideDiagnosisLiveTests).
 /// </summary>
 [TakesMinutes]
 public sealed class PoolStackCaptureUnavailableTests : IAsyncLifetime

@@ -12,6 +12,7 @@ namespace MuxWatch.Tool.Tests;
 /// start the service as a process once more on that build (artifacts/container-app).
 /// </summary>
 [TakesMinutes]
+[StartsFirst]
 public sealed partial class ContainerBuildTests
 {
     [Fact]

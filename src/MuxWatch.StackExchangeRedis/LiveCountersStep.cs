@@ -37,7 +37,7 @@ internal sealed class LiveCountersStep(WatchedMultiplexers multiplexers, TimePro
             candidates = ByOrigin(candidates, timeout.Observation.ThrownThrough ?? []);
         }
 
-        if (candidates.Count != 1 || candidates[0].LiveCountersOf(endpoint, time.GetUtcNow(), timeout.Waiting.From) is not { } counters)
+        if (candidates.Count != 1 || candidates[0].LiveCountersOf(endpoint, time.GetUtcNow(), timeout.Waiting.From, timeout.Observation.Time) is not { } counters)
         {
             return;
         }

@@ -2,22 +2,23 @@ namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>
 /// The last qs/qu samples of one endpoint, so a timeout caught after its stall ended still sees the
-/// queue it waited in (an async timeout surfaces up to a heartbeat late; seen: a PING timeout read qs=0 at the catch).
+/// queue it waited in (an async timeout surfaces up to a heartbeat late; seen: a PING timeout read qs=0 at the catch),
+/// and whether the connection was up at each, so a failure read late is judged by what was seen before it.
 /// </summary>
 internal sealed class QueueHistory
 {
     /// <summary>Samples kept: a minute at the default interval, longer than any timeout's waiting window.</summary>
     private const int Length = 64;
 
-    private readonly (DateTimeOffset Time, long Sent, long Unsent)[] _samples = new (DateTimeOffset, long, long)[Length];
+    private readonly (DateTimeOffset Time, long Sent, long Unsent, bool Connected)[] _samples = new (DateTimeOffset, long, long, bool)[Length];
     private readonly Lock _gate = new();
     private int _next;
 
-    public void Remember(DateTimeOffset time, long sent, long unsent)
+    public void Remember(DateTimeOffset time, long sent, long unsent, bool connected)
     {
         lock (_gate)
         {
-            _samples[_next] = (time, sent, unsent);
+            _samples[_next] = (time, sent, unsent, connected);
             _next = (_next + 1) % Length;
         }
     }
@@ -39,5 +40,27 @@ internal sealed class QueueHistory
         }
 
         return (sent, unsent);
+    }
+
+    /// <summary>
+    /// The last sample at or before <paramref name="asOf"/> that found the connection up; null when none kept did. A
+    /// failure is read as of when it was caught: under a starved pool its reading can come ten seconds later, after
+    /// the client has re-made the connection it lost (seen live), when the latest sample says nothing of before.
+    /// </summary>
+    public DateTimeOffset? LastConnected(DateTimeOffset asOf)
+    {
+        DateTimeOffset? last = null;
+        lock (_gate)
+        {
+            foreach (var sample in _samples)
+            {
+                if (sample.Connected && sample.Time <= asOf && (last is null || sample.Time > last))
+                {
+                    last = sample.Time;
+                }
+            }
+        }
+
+        return last;
     }
 }

@@ -187,9 +187,10 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
 
     /// <summary>
     /// The live counters of <paramref name="endpoint"/>: the highest qs and qu among the counters read now
-    /// and those the probe sampled since <paramref name="since"/> (when the request started waiting).
+    /// and those the probe sampled since <paramref name="since"/> (when the request started waiting), and when the
+    /// probe last found the connection up at or before <paramref name="caught"/> (when the failure was caught).
     /// </summary>
-    public LiveCounters? LiveCountersOf(string endpoint, DateTimeOffset now, DateTimeOffset? since)
+    public LiveCounters? LiveCountersOf(string endpoint, DateTimeOffset now, DateTimeOffset? since, DateTimeOffset caught)
     {
         if (Multiplexer is not { } multiplexer)
         {
@@ -207,7 +208,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
                 {
                     var (maxSent, maxUnsent) = watched.Queues.MaxSince(since ?? now);
                     (sent, unsent) = (Math.Max(sent, maxSent), Math.Max(unsent, maxUnsent));
-                    seenConnected = watched.LastSeenConnected;
+                    seenConnected = watched.Queues.LastConnected(caught) ?? (watched.LastSeenConnected <= caught ? watched.LastSeenConnected : null);
                 }
 
                 return new LiveCounters(endpoint, server.IsConnected, sent, unsent, now) { LastSeenConnected = seenConnected };
@@ -254,7 +255,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         var endpoint = _endpoints.GetOrAdd(EndpointText.Of(server.EndPoint), static (key, self) => self.NewEndpoint(key), this);
         var connected = server.IsConnected;
         var counters = server.GetCounters();
-        endpoint.Queues.Remember(now, counters.Interactive.SentItemsAwaitingResponse, counters.Interactive.PendingUnsentItems);
+        endpoint.Queues.Remember(now, counters.Interactive.SentItemsAwaitingResponse, counters.Interactive.PendingUnsentItems, connected);
         if (connected)
         {
             endpoint.LastSeenConnected = now;

@@ -160,6 +160,34 @@ public sealed class WitnessCorrelationTests
     }
 
     [Fact]
+    public void A_failure_read_late_is_judged_by_the_connection_as_the_probe_saw_it_before_the_catch()
+    {
+        // Seen in the full test command (3.4.35, the starvation-after-a-stall app): a SocketClosed caught 6.6 s after a
+        // 2 s stall ended, its reading delayed 10 s by the starved pool; by then the client had re-made the connection,
+        // and the latest sample (after the catch) said nothing of before: the stale silence named server-stall, high.
+        var history = new MuxWatch.StackExchangeRedis.QueueHistory();
+        var caught = T0.AddSeconds(8.6);
+        for (var second = 0; second <= 18; second++)
+        {
+            // Up every second but for the failure's (8.6 s) re-making, read at 9 and 10 s.
+            history.Remember(T0.AddSeconds(second), 0, 0, connected: second is not (9 or 10));
+        }
+
+        Assert.Equal(T0.AddSeconds(8), history.LastConnected(caught));
+        Assert.Equal(T0.AddSeconds(18), history.LastConnected(T0.AddSeconds(18.5)));
+        Assert.Null(history.LastConnected(T0.AddSeconds(-1)));
+
+        var failure = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read("SocketClosed on [0]:GET muxwatch:cart (RedisValueProcessor)"));
+        var stall = Silent(0, 2000);
+        var asCaught = WitnessCorrelation.Refine(failure, stall, caught - TimeSpan.FromSeconds(5), caught, waited: false, connectionSeenUp: history.LastConnected(caught));
+        var asReadLate = WitnessCorrelation.Refine(failure, stall, caught - TimeSpan.FromSeconds(5), caught, waited: false, connectionSeenUp: history.LastConnected(T0.AddSeconds(18.5)));
+
+        Assert.NotEqual(TimeoutCause.ServerStall, asCaught.Cause);
+        Assert.Contains(asCaught.EvidenceLines, line => line.EndsWith("it survived it, so the silence is not weighed", StringComparison.Ordinal));
+        Assert.Equal(TimeoutCause.ServerStall, asReadLate.Cause); // what the old reading (the latest sample) made of it
+    }
+
+    [Fact]
     public void A_connection_failure_in_a_starved_pool_with_the_witness_answered_up_to_it_is_the_pool()
     {
         // Seen live on 3.4.35 (the block app): beside the starved pool's timeouts, 3.x dropped its connection and failed

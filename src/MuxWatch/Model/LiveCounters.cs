@@ -13,7 +13,8 @@ namespace MuxWatch.Model;
 public sealed record LiveCounters(string Endpoint, bool Connected, long SentAwaitingResponse, long PendingUnsent, DateTimeOffset SampledAt)
 {
     /// <summary>
-    /// The last time MuxWatch's probe found the interactive connection up before these were read; null when it never did.
+    /// The last time MuxWatch's probe found the interactive connection up at or before the failure was caught (not when
+    /// these were read, which a starved pool can delay past the connection's re-making); null when it never did.
     /// A connection seen up after a silence of the server ended survived it: its later loss is no consequence of it.
     /// </summary>
     public DateTimeOffset? LastSeenConnected { get; init; }

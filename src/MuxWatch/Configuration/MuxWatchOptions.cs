@@ -147,7 +147,9 @@ public sealed class MuxWatchOptions
     /// <summary>
     /// Hears the runtime's thread-pool events in-process (default on): its thread-count changes and their reasons
     /// (<c>muxwatch_threadpool_adjustments_total</c>; <c>cooperative-blocking</c> is the pool's own account of threads
-    /// blocked on tasks). An <c>EventListener</c> on the Threading keyword; false listens to nothing.
+    /// blocked on tasks). An <c>EventListener</c> on the Threading keyword, from the start and then while the pool has
+    /// work to watch (a minute after it was last seen busy or with work queued: an idle pool says nothing, and
+    /// listening costs an idle app a wake of the runtime's dispatch thread per worker wait); false listens to nothing.
     /// </summary>
     public bool ThreadPoolEvents { get; set; } = true;
 

@@ -75,7 +75,8 @@ public static class MuxWatchServiceCollectionExtensions
             return new PoolStackCaptures(options.PoolStackCaptureInterval, PoolStackCapturer.WhyNever(options));
         });
         services.AddSingleton<PoolStackCapturer>();
-        services.AddHostedService<ThreadPoolEvents>();
+        services.AddSingleton<ThreadPoolEvents>();
+        services.AddHostedService(sp => sp.GetRequiredService<ThreadPoolEvents>()); // the pool probe turns it on and off
         services.AddSingleton<ITimeoutStep, RuntimeOverWaitStep>();
         services.AddSingleton<ITimeoutStep, MessageRulesStep>();
         services.AddSingleton(sp => new ServerTimelines(sp.GetRequiredService<IOptions<MuxWatchOptions>>()));

@@ -6,14 +6,15 @@ namespace MuxWatch.Sources;
 
 /// <summary>
 /// Samples the .NET thread pool each cycle into the <c>muxwatch_threadpool_*</c> families and the <see cref="ThreadPoolHistory"/>;
-/// a pool that stays starved with work queued asks for its workers' stacks (<see cref="PoolStackCapturer"/>).
+/// a pool that stays starved with work queued asks for its workers' stacks (<see cref="PoolStackCapturer"/>), and a pool
+/// other than calm keeps the runtime's thread-pool events heard (<see cref="ThreadPoolEvents"/>).
 /// </summary>
 /// <remarks>
 /// The runtime's own word (<see cref="ThreadPoolEventListener"/>) asks first when threads block on tasks; CPU-bound
 /// work that keeps every thread busy makes the pool climb without its starvation reason (measured: the busy test app,
 /// 300 items of 300 ms on 2 cores, gave none), so MuxWatch's own sample asks too.
 /// </remarks>
-internal sealed class ThreadPoolProbe(MuxWatchMetrics metrics, ThreadPoolHistory history, PoolStackCapturer? capturer = null) : IPeriodicProbe
+internal sealed class ThreadPoolProbe(MuxWatchMetrics metrics, ThreadPoolHistory history, PoolStackCapturer? capturer = null, ThreadPoolEvents? events = null) : IPeriodicProbe
 {
     /// <summary>How long the pool must stay busy over its minimum with work queued before its stacks are asked for.</summary>
     internal static readonly TimeSpan StarvedFor = TimeSpan.FromSeconds(1);
@@ -31,6 +32,7 @@ internal sealed class ThreadPoolProbe(MuxWatchMetrics metrics, ThreadPoolHistory
         var pool = ThreadPoolSnapshot.Capture();
         metrics.RecordThreadPool(pool);
         history.Add(now, pool);
+        events?.PoolSampled(now, pool.IsCalm);
 
         if (pool.IsCalm)
         {

@@ -71,7 +71,13 @@ public sealed partial class ContainerBuildTests
                 start.ArgumentList.Add(argument);
             }
 
-            // The image's ENV, with the port made free for this machine.
+            // The image's ENV (its GC's gen0 budget among them), with the port made free for this machine.
+            foreach (System.Text.RegularExpressions.Match env in System.Text.RegularExpressions.Regex.Matches(dockerfile, @"(?m)^ENV (?<name>\w+)=(?<value>\S+)\s*$"))
+            {
+                start.Environment[env.Groups["name"].Value] = env.Groups["value"].Value;
+            }
+
+            Assert.Equal("400000", start.Environment["DOTNET_GCgen0size"]);
             start.Environment["Urls"] = $"http://127.0.0.1:{port}";
             using var process = Process.Start(start)!;
             try

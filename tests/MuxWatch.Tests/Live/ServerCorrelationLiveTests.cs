@@ -59,6 +59,10 @@ public sealed class ServerCorrelationLiveTests : IAsyncLifetime
         builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.100";
         builder.Configuration["MuxWatch:ServerPollInterval"] = "00:00:00.200";
         builder.Configuration["MuxWatch:ServerPollTimeout"] = "00:00:01";
+        // The witness's PINGs at the probe's pace: these tests prove what its silence means for a 500 ms wait, not its
+        // quiet pace (a PING every 2 s in a quiet process may fall after such a wait: seen once, a test run beside others).
+        builder.Configuration["MuxWatch:WitnessInterval"] = "00:00:00.100";
+        builder.Configuration["MuxWatch:WitnessQuietInterval"] = "00:00:00.100";
         var app = _app;
         var watch = builder.Services.AddMuxWatch().UseMetricsRegistry(Prometheus.Metrics.NewCustomRegistry()).AddMultiplexer("app", _ => app);
         if (_elsewhereApp is { } elsewhere)

@@ -143,12 +143,18 @@ public sealed class AppSideDiagnosisLiveTests : IAsyncLifetime
         Assert.All(starved, t =>
         {
             Assert.DoesNotContain(Lines(t), line => line.Contains("blocked on tasks (its CooperativeBlocking", StringComparison.Ordinal));
-            Assert.Contains(Lines(t), line => line.StartsWith("thread-pool-starvation: the runtime reported no pool thread blocked on a task while the request waited", StringComparison.Ordinal)
+            // A connection failure gives no wait: over the 5 s guessed for it the runtime may have adjusted nothing, and then
+            // nothing is said of its word (seen once in 30: a ConnectionDisposed); a timeout's own wait always heard it here.
+            var runtimeSaid = Lines(t).Any(line => line.StartsWith("thread-pool-starvation: the runtime reported no pool thread blocked on a task while the request waited", StringComparison.Ordinal)
                 && line.EndsWith("the threads were busy (CPU-bound work) or blocked on something other than a task (locks, synchronous I/O, Thread.Sleep)", StringComparison.Ordinal));
+            var noWait = t.GetProperty("kind").GetString() == "connection-failure";
+            Assert.True(runtimeSaid || (noWait && !Lines(t).Any(line => line.Contains("the runtime", StringComparison.Ordinal))), t.ToString());
             Assert.DoesNotContain(Lines(t), line => line.Contains("pool workers blocked in the app's code", StringComparison.Ordinal));
             Assert.Contains(Lines(t), line => System.Text.RegularExpressions.Regex.IsMatch(line,
                 @"^thread-pool-starvation: no pool worker was blocked in the app's code \(stacks captured .*\): \d+ of \d+ were busy running work: PriceCalculator\.Compute, \d+ of \d+"));
-            Assert.StartsWith("PriceCalculator.Compute keeps pool threads busy: move CPU-bound work off the pool or make it cheaper. The pool's threads were busy, not blocked on tasks",
+            Assert.StartsWith(runtimeSaid
+                ? "PriceCalculator.Compute keeps pool threads busy: move CPU-bound work off the pool or make it cheaper. The pool's threads were busy, not blocked on tasks"
+                : "PriceCalculator.Compute keeps pool threads busy: move CPU-bound work off the pool or make it cheaper.",
                 t.GetProperty("advice").GetString(), StringComparison.Ordinal);
         });
     }

@@ -639,9 +639,36 @@ static async Task<int> KeepThePoolBusyAsync(IServiceProvider services, Connectio
 static async Task<int> ReportAsync(IServiceProvider services, int thrown, CollectorRegistry registry, params string[] families)
 {
     var recent = services.GetRequiredService<RecentTimeouts>();
-    bool AllIn() => recent.Newest().Count(t => t.Source == "first-chance" && t.Multiplexer == "app") >= thrown && recent.Newest().All(t => t.Settled);
-    await WaitAsync(AllIn);
-    foreach (var timeout in recent.Newest())
+    var loop = services.GetRequiredService<ProbeLoopHealth>();
+    static bool AllIn(IReadOnlyList<ObservedTimeout> timeouts, int thrown) =>
+        timeouts.Count(t => t.Source == "first-chance" && t.Multiplexer == "app") >= thrown && timeouts.All(t => t.Settled);
+
+    // Quiet, not only complete: every call recorded and settled, and nothing more recorded over the next two probe
+    // cycles. 2.x may raise, inside itself, a write timeout for a sync call it had already given up on after the call
+    // threw; recorded after a first look found everything in, it was printed unsettled (seen once in CI on 2.6.90).
+    // Everything below is printed from one snapshot, so what the test reads agrees with itself.
+    IReadOnlyList<ObservedTimeout> snapshot = recent.Newest();
+    var deadline = DateTime.UtcNow.AddSeconds(30);
+    while (DateTime.UtcNow < deadline)
+    {
+        snapshot = recent.Newest();
+        if (!AllIn(snapshot, thrown))
+        {
+            await Task.Delay(20);
+            continue;
+        }
+
+        var cycles = loop.Cycles;
+        await WaitAsync(() => loop.Cycles >= cycles + 2 || recent.Newest().Count != snapshot.Count);
+        var again = recent.Newest();
+        if (again.Count == snapshot.Count && AllIn(again, thrown))
+        {
+            snapshot = again;
+            break;
+        }
+    }
+
+    foreach (var timeout in snapshot)
     {
         Console.WriteLine(MuxWatchJson.Serialize(TimeoutAnswer.From(timeout)));
     }
@@ -655,7 +682,7 @@ static async Task<int> ReportAsync(IServiceProvider services, int thrown, Collec
         Console.WriteLine("metrics: " + line);
     }
 
-    return thrown > 0 && AllIn() ? 0 : 3;
+    return thrown > 0 && AllIn(snapshot, thrown) ? 0 : 3;
 }
 
 // Blocked: a PING on a connection of its own gets no answer within 100 ms. A raw socket, so that no client

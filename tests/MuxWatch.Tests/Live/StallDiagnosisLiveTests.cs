@@ -138,7 +138,9 @@ public sealed class StallDiagnosisLiveTests : IAsyncLifetime
             // Which value, and how large, by the server's own figure: the huge key, whatever key the timed-out call read.
             Assert.True(Lines(t).Any(line => System.Text.RegularExpressions.Regex.IsMatch(line, @"^large-payload: the huge value is muxwatch:huge \(.+\), \d+\.\d MB \(MEMORY USAGE\)$")), t.ToString());
         });
-        run.AssertCountedUnder("large-payload", exactly: true, atLeast: 1); // how many time out depends on the machine's load
+        // How many time out depends on the machine's load; 2.x may add a write timeout for the sync call it had
+        // already given up on (seen once in CI: 22 calls threw, 23 recorded, all large-payload).
+        run.AssertCountedUnder("large-payload", exactly: true, atLeast: 1, raisedInside: 1);
         Assert.Contains("cmdstat_memory|usage:calls=1,", await _redis.CommandAsync("INFO", "commandstats"), StringComparison.Ordinal); // asked once for all
     }
 

@@ -64,6 +64,8 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
 
     private readonly ConcurrentDictionary<ServerTimeline, EndpointWitness> _witnesses = new();
     private readonly List<Socket> _waiting = [];
+
+    /// <summary>The PINGs in flight: each socket awaiting an answer, and its witness.</summary>
     private readonly Dictionary<Socket, EndpointWitness> _bySocket = [];
     private readonly ServerTimelines _timelines;
     private readonly RuntimeHistory _runtime;
@@ -80,6 +82,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     /// <summary>The most one endpoint's step or read may take of the shared thread before it counts as held (a plain PING's is microseconds).</summary>
     private const double HeldLimitMs = 20;
     private DateTimeOffset _nextReconcile;
+    private DateTimeOffset _nextStep;
     private DateTimeOffset _busyUntil;
     private (DateTimeOffset Time, long WorkItems, double CpuMs)? _lastActivity;
     private int _disposed;
@@ -163,6 +166,62 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     {
         Interlocked.Increment(ref _cycles);
         var now = _time.GetUtcNow();
+        if (now >= _nextStep)
+        {
+            _nextStep = now + StepAll(now);
+        }
+
+        // Between steps only the PINGs in flight are looked at: an answer is read as it arrives (its time is the
+        // round trip's), and the next step comes at the tick. Stepping every endpoint at every answer cost a
+        // 500-endpoint sidecar a pass over all of them a thousand times a second (issue 52), and filled the
+        // runtime's history, one sample a pass, with a minute's samples in under a second.
+        var left = _nextStep - now;
+        _waiting.Clear();
+        _waiting.AddRange(_bySocket.Keys);
+        var gcPause = GC.GetTotalPauseDuration().TotalMilliseconds;
+        var started = _time.GetTimestamp();
+        if (_waiting.Count == 0)
+        {
+            stopping.WaitHandle.WaitOne(left);
+        }
+        else
+        {
+            Socket.Select(_waiting, null, null, Math.Max(0, (int)left.TotalMicroseconds)); // leaves in _waiting the sockets with something to read
+        }
+
+        var waited = _time.GetElapsedTime(started).TotalMilliseconds;
+        var gcAfter = GC.GetTotalPauseDuration().TotalMilliseconds;
+        if (_waiting.Count == 0)
+        {
+            if (_bySocket.Count == 0)
+            {
+                // Slept until the step: anything past it (the GC's own pause aside) is time the process waited for a CPU.
+                _lateWakeMs += Math.Max(0, waited - left.TotalMilliseconds - (gcAfter - gcPause) - TimerSlackMs);
+            }
+
+            return;
+        }
+
+        var readAt = _time.GetUtcNow();
+        foreach (var socket in _waiting)
+        {
+            var witness = _bySocket[socket];
+            var readStarted = _time.GetTimestamp();
+            witness.Read(readAt, gcAfter + _heldMs);
+            NoteHeld(witness, null, readStarted);
+            if (!ReferenceEquals(witness.AwaitingAnswer, socket))
+            {
+                _bySocket.Remove(socket); // answered (or dropped): nothing more to wait for on it until its next PING
+            }
+        }
+    }
+
+    /// <summary>
+    /// A tick's step: samples the runtime, and steps every endpoint's witness (a PING sent when due, a silence
+    /// noted); returns how long until the next step.
+    /// </summary>
+    private TimeSpan StepAll(DateTimeOffset now)
+    {
         if (now >= _nextReconcile)
         {
             Reconcile();
@@ -177,7 +236,6 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         var settings = _options.Value;
         var calm = busy ? settings.WitnessInterval : Max(settings.WitnessInterval, settings.WitnessQuietInterval);
         var hurry = false;
-        _waiting.Clear();
         _bySocket.Clear();
         foreach (var (timeline, witness) in _witnesses)
         {
@@ -188,40 +246,13 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
             NoteHeld(witness, timeline, stepStarted);
             if (witness.AwaitingAnswer is { } socket)
             {
-                _waiting.Add(socket);
                 _bySocket[socket] = witness;
             }
         }
 
         // A quiet process (an idle app) is witnessed at a slower pace: its wakes would be most of what MuxWatch
         // costs it (docs/benchmarks.md). A PING in flight, a hurried endpoint or a busy process: every 100 ms.
-        var tick = busy || hurry || _waiting.Count > 0 || calm < QuietTick ? Tick : QuietTick;
-        var started = _time.GetTimestamp();
-        if (_waiting.Count == 0)
-        {
-            stopping.WaitHandle.WaitOne(tick);
-        }
-        else
-        {
-            Socket.Select(_waiting, null, null, (int)tick.TotalMicroseconds); // leaves in _waiting the sockets with something to read
-        }
-
-        var waited = _time.GetElapsedTime(started).TotalMilliseconds;
-        var gcAfter = GC.GetTotalPauseDuration().TotalMilliseconds;
-        if (_waiting.Count == 0)
-        {
-            // Slept the whole tick: anything past it (the GC's own pause aside) is time the process waited for a CPU.
-            _lateWakeMs += Math.Max(0, waited - tick.TotalMilliseconds - (gcAfter - gcPause) - TimerSlackMs);
-            return;
-        }
-
-        var readAt = _time.GetUtcNow();
-        foreach (var socket in _waiting)
-        {
-            var readStarted = _time.GetTimestamp();
-            _bySocket[socket].Read(readAt, gcAfter + _heldMs);
-            NoteHeld(_bySocket[socket], null, readStarted);
-        }
+        return busy || hurry || _bySocket.Count > 0 || calm < QuietTick ? Tick : QuietTick;
     }
 
     /// <summary>

@@ -31,6 +31,18 @@ internal sealed class RuntimeHistory
     private int _count;
     private int _next;
 
+    /// <summary>Samples kept (at most <see cref="Capacity"/>): one a tick, so the ring reaches back <see cref="Capacity"/> ticks.</summary>
+    internal int Count
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _count;
+            }
+        }
+    }
+
     /// <summary>Keeps one sample of the cumulative figures at <paramref name="time"/>.</summary>
     public void Add(DateTimeOffset time, double gcPauseMs, double cpuMs, double lateWakeMs)
     {

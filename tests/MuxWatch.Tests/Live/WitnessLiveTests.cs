@@ -262,6 +262,31 @@ public sealed class WitnessLiveTests
         await serving;
     }
 
+    [Fact]
+    public async Task Answers_arriving_all_the_time_leave_the_runtime_sampled_once_a_tick_so_its_history_reaches_back_a_minute()
+    {
+        // 40 endpoints (one server under 40 names) PINGed every 100 ms: 400 answers a second, as a sidecar's
+        // hundreds of endpoints give. Each answer used to run a whole cycle, and each cycle kept a runtime sample:
+        // the minute the history holds (GC pauses, CPU, late wakes over a timeout's wait) lasted under two seconds.
+        await using var redis = await RedisServer.StartAsync();
+        var options = Options.Create(new MuxWatchOptions { WitnessInterval = TimeSpan.FromMilliseconds(100), WitnessQuietInterval = TimeSpan.FromMilliseconds(100) });
+        var timelines = new ServerTimelines(options);
+        var named = Enumerable.Range(0, 40).Select(i => timelines.GetOrAdd($"{redis.EndPoint}#{i}")).ToList();
+        named.ForEach(timeline => timeline.WitnessAt(IPEndPoint.Parse(redis.EndPoint), tlsHost: null, certificateCheck: null));
+        var runtime = new RuntimeHistory();
+        using var thread = new WitnessThread(timelines, runtime, TimeProvider.System, options);
+        var started = TimeProvider.System.GetTimestamp();
+        await thread.StartAsync(CancellationToken.None);
+
+        await Eventually.UntilAsync(() => named.All(t => t.Status().WitnessAnsweredAt is not null)
+            && TimeProvider.System.GetElapsedTime(started) > TimeSpan.FromSeconds(2), "every endpoint answered, for two seconds");
+        await thread.StopAsync(CancellationToken.None);
+
+        var ticks = TimeProvider.System.GetElapsedTime(started) / RuntimeHistory.Tick;
+        Assert.InRange(runtime.Count, 1, (int)ticks + 2); // one a tick at most, however many answers came in between
+        Assert.True(thread.Cycles > runtime.Count, $"answers were read as they came ({thread.Cycles} wakes for {runtime.Count} ticks)");
+    }
+
     private static Witnessed Witnessing(string endpoint, string? tlsHost) => Witnessing(IPEndPoint.Parse(endpoint), endpoint, tlsHost);
 
     private static Witnessed Witnessing(EndPoint address, string name, string? tlsHost = null, System.Net.Security.RemoteCertificateValidationCallback? certificateCheck = null)

@@ -135,6 +135,15 @@ public sealed class MuxWatchOptions
     public TimeSpan WitnessInterval { get; set; } = TimeSpan.FromMilliseconds(500);
 
     /// <summary>
+    /// The most PINGs a second the witness sends over all its endpoints while nothing waits for them (default 250):
+    /// past it, each endpoint's interval stretches, so that the work grows no faster than that with the endpoints
+    /// (a 500-endpoint sidecar PINGs each every 2 s instead of every 500 ms: at a thousand a second its PINGs were
+    /// a quarter of its CPU). An endpoint with a timeout waiting is still PINGed every 200 ms.
+    /// </summary>
+    [Range(10, 100_000)]
+    public int WitnessPingsPerSecond { get; set; } = 250;
+
+    /// <summary>
     /// How often the witness PINGs each endpoint while this process is quiet (default 2 s,
     /// never more often than <see cref="WitnessInterval"/>): no pool work and no CPU to speak of for 5 s, as in an
     /// idle app, whose wakes would otherwise be most of what MuxWatch costs it. A server that stalls still leaves

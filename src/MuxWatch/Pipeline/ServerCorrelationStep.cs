@@ -69,7 +69,9 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
     private WitnessReport Witnessed(ServerTimeline timeline, DateTimeOffset from, DateTimeOffset to, DateTimeOffset now)
     {
         var near = timeline.Overlapping(from - WitnessCorrelation.AfterSilence, to + WitnessCorrelation.NoticedWithin, now);
-        var reachBack = options.Value.WitnessInterval + WitnessThreadTick;
+        // The witness's pace for this endpoint: its interval, stretched when many endpoints share its budget.
+        var pace = timeline.WitnessPace;
+        var reachBack = Max(options.Value.WitnessInterval, pace) + WitnessThreadTick;
         var silences = near.Where(e => e.Kind == ServerEventKind.Silence)
             .Select(e =>
             {
@@ -82,7 +84,7 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
             .ToList();
         var unreachable = near.Where(e => e.Kind == ServerEventKind.Unreachable).ToList();
         // The answers just around the wait, each within one quiet interval of it (the witness PINGs at least that often).
-        var reach = options.Value.WitnessQuietInterval + WitnessThreadTick;
+        var reach = Max(options.Value.WitnessQuietInterval, pace) + WitnessThreadTick;
         var around = timeline.AnsweredWithin(from - reach, to + reach);
         (WitnessAnswer, WitnessAnswer)? bracket = around.LastOrDefault(a => a.Answered <= from) is { Sent.Ticks: > 0 } before
             && around.FirstOrDefault(a => a.Sent >= to) is { Sent.Ticks: > 0 } after ? (before, after) : null;
@@ -90,4 +92,6 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
     }
 
     private static readonly TimeSpan WitnessThreadTick = RuntimeHistory.Tick;
+
+    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
 }

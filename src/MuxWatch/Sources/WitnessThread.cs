@@ -235,12 +235,14 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
 
         var settings = _options.Value;
         var calm = busy ? settings.WitnessInterval : Max(settings.WitnessInterval, settings.WitnessQuietInterval);
+        calm = Max(calm, TimeSpan.FromSeconds((double)_witnesses.Count / settings.WitnessPingsPerSecond)); // the budget over all endpoints
         var hurry = false;
         _bySocket.Clear();
         foreach (var (timeline, witness) in _witnesses)
         {
             var hurried = (timeline.IntervalRunning || _pollRequests?.IsPollWanted(timeline.Endpoint) == true) && HurriedInterval < calm;
             hurry |= hurried;
+            timeline.WitnessPace = calm;
             var stepStarted = _time.GetTimestamp();
             witness.Step(now, gcPause + _heldMs, hurried ? HurriedInterval : calm);
             NoteHeld(witness, timeline, stepStarted);

@@ -287,6 +287,30 @@ public sealed class WitnessLiveTests
         Assert.True(thread.Cycles > runtime.Count, $"answers were read as they came ({thread.Cycles} wakes for {runtime.Count} ticks)");
     }
 
+    [Fact]
+    public async Task Many_endpoints_share_the_witnesss_budget_of_pings_each_paced_slower_and_its_timeline_says_the_pace()
+    {
+        // 40 endpoints, a budget of 20 PINGs a second: each PINGed every 2 s rather than every 100 ms.
+        await using var redis = await RedisServer.StartAsync();
+        var options = Options.Create(new MuxWatchOptions { WitnessInterval = TimeSpan.FromMilliseconds(100), WitnessQuietInterval = TimeSpan.FromMilliseconds(100), WitnessPingsPerSecond = 20 });
+        var timelines = new ServerTimelines(options);
+        var named = Enumerable.Range(0, 40).Select(i => timelines.GetOrAdd($"{redis.EndPoint}#{i}")).ToList();
+        named.ForEach(timeline => timeline.WitnessAt(IPEndPoint.Parse(redis.EndPoint), tlsHost: null, certificateCheck: null));
+        using var thread = new WitnessThread(timelines, new RuntimeHistory(), TimeProvider.System, options);
+        await thread.StartAsync(CancellationToken.None);
+
+        await Eventually.UntilAsync(() => named.All(t => t.Status().WitnessAnsweredAt is not null), "every endpoint answered once");
+        var since = DateTimeOffset.UtcNow;
+        await Eventually.UntilAsync(() => named.All(t => t.AnsweredWithin(since, DateTimeOffset.UtcNow).Count >= 1), "every endpoint answered again");
+        var over = DateTimeOffset.UtcNow - since;
+        await thread.StopAsync(CancellationToken.None);
+
+        Assert.All(named, t => Assert.Equal(TimeSpan.FromSeconds(2), t.WitnessPace));
+        Assert.True(over > TimeSpan.FromSeconds(1), $"answered again after {over.TotalMilliseconds:F0} ms: the pace is the budget's, not the 100 ms interval");
+        var answers = named.Sum(t => t.AnsweredWithin(since - TimeSpan.FromSeconds(1), since + over).Count);
+        Assert.InRange(answers, 40, 20 * (over.TotalSeconds + 1) + 40); // about the budget a second, and each endpoint at least once
+    }
+
     private static Witnessed Witnessing(string endpoint, string? tlsHost) => Witnessing(IPEndPoint.Parse(endpoint), endpoint, tlsHost);
 
     private static Witnessed Witnessing(EndPoint address, string name, string? tlsHost = null, System.Net.Security.RemoteCertificateValidationCallback? certificateCheck = null)

@@ -83,6 +83,10 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     private const double HeldLimitMs = 20;
     private DateTimeOffset _nextReconcile;
     private DateTimeOffset _nextStep;
+    private DateTimeOffset _steppedAt;
+
+    /// <summary>True when the last step's short tick was only for the PINGs in flight (a quiet process): once answered, the quiet tick.</summary>
+    private bool _quietOnceAnswered;
     private DateTimeOffset _busyUntil;
     private (DateTimeOffset Time, long WorkItems, double CpuMs)? _lastActivity;
     private int _disposed;
@@ -168,6 +172,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         var now = _time.GetUtcNow();
         if (now >= _nextStep)
         {
+            _steppedAt = now;
             _nextStep = now + StepAll(now);
         }
 
@@ -214,6 +219,11 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
                 _bySocket.Remove(socket); // answered (or dropped): nothing more to wait for on it until its next PING
             }
         }
+
+        if (_bySocket.Count == 0 && _quietOnceAnswered)
+        {
+            _nextStep = _steppedAt + QuietTick; // the short tick was only for the PING in flight: a quiet process wakes no more for it
+        }
     }
 
     /// <summary>
@@ -254,7 +264,8 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
 
         // A quiet process (an idle app) is witnessed at a slower pace: its wakes would be most of what MuxWatch
         // costs it (docs/benchmarks.md). A PING in flight, a hurried endpoint or a busy process: every 100 ms.
-        return busy || hurry || _bySocket.Count > 0 || calm < QuietTick ? Tick : QuietTick;
+        _quietOnceAnswered = !(busy || hurry || calm < QuietTick);
+        return !_quietOnceAnswered || _bySocket.Count > 0 ? Tick : QuietTick;
     }
 
     /// <summary>

@@ -180,7 +180,9 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         // round trip's), and the next step comes at the tick. Stepping every endpoint at every answer cost a
         // 500-endpoint sidecar a pass over all of them a thousand times a second (issue 52), and filled the
         // runtime's history, one sample a pass, with a minute's samples in under a second.
-        var left = _nextStep - now;
+        // Whole milliseconds, rounded up: the waits below count in them, and a wait of the fraction left would
+        // return at once, again and again until the step (measured: hundreds of wakes a second).
+        var left = TimeSpan.FromMilliseconds(Math.Max(0, Math.Ceiling((_nextStep - now).TotalMilliseconds)));
         _waiting.Clear();
         _waiting.AddRange(_bySocket.Keys);
         var gcPause = GC.GetTotalPauseDuration().TotalMilliseconds;
@@ -191,7 +193,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         }
         else
         {
-            Socket.Select(_waiting, null, null, Math.Max(0, (int)left.TotalMicroseconds)); // leaves in _waiting the sockets with something to read
+            Socket.Select(_waiting, null, null, (int)left.TotalMicroseconds); // leaves in _waiting the sockets with something to read
         }
 
         var waited = _time.GetElapsedTime(started).TotalMilliseconds;

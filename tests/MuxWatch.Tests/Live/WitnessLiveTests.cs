@@ -282,9 +282,15 @@ public sealed class WitnessLiveTests
             && TimeProvider.System.GetElapsedTime(started) > TimeSpan.FromSeconds(2), "every endpoint answered, for two seconds");
         await thread.StopAsync(CancellationToken.None);
 
-        var ticks = TimeProvider.System.GetElapsedTime(started) / RuntimeHistory.Tick;
+        var elapsed = TimeProvider.System.GetElapsedTime(started);
+        var ticks = elapsed / RuntimeHistory.Tick;
         Assert.InRange(runtime.Count, 1, (int)ticks + 2); // one a tick at most, however many answers came in between
         Assert.True(thread.Cycles > runtime.Count, $"answers were read as they came ({thread.Cycles} wakes for {runtime.Count} ticks)");
+
+        // And no more wakes than the ticks and the answers (several answers may share one): a wait for the
+        // fraction of a millisecond left before a step returned at once, hundreds of times a tick.
+        var answers = named.Sum(t => t.AnsweredWithin(DateTimeOffset.UtcNow - elapsed - TimeSpan.FromSeconds(1), DateTimeOffset.UtcNow).Count);
+        Assert.True(thread.Cycles <= 2 * (ticks + answers) + 20, $"{thread.Cycles} wakes for {ticks:F0} ticks and {answers} answers");
     }
 
     [Fact]

@@ -69,9 +69,10 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
     private WitnessReport Witnessed(ServerTimeline timeline, DateTimeOffset from, DateTimeOffset to, DateTimeOffset now)
     {
         var near = timeline.Overlapping(from - WitnessCorrelation.AfterSilence, to + WitnessCorrelation.NoticedWithin, now);
-        // The witness's pace for this endpoint: its interval, stretched when many endpoints share its budget.
-        var pace = timeline.WitnessPace;
-        var reachBack = Max(options.Value.WitnessInterval, pace) + WitnessThreadTick;
+        // The configured intervals, not the pace the PING budget may stretch them to (many endpoints): a wider gap
+        // between two answers leaves a silence starting at its unanswered PING and a wait unbracketed, never assumed
+        // answered or silent over a span no PING saw.
+        var reachBack = options.Value.WitnessInterval + WitnessThreadTick;
         var silences = near.Where(e => e.Kind == ServerEventKind.Silence)
             .Select(e =>
             {
@@ -84,7 +85,7 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
             .ToList();
         var unreachable = near.Where(e => e.Kind == ServerEventKind.Unreachable).ToList();
         // The answers just around the wait, each within one quiet interval of it (the witness PINGs at least that often).
-        var reach = Max(options.Value.WitnessQuietInterval, pace) + WitnessThreadTick;
+        var reach = options.Value.WitnessQuietInterval + WitnessThreadTick;
         var around = timeline.AnsweredWithin(from - reach, to + reach);
         (WitnessAnswer, WitnessAnswer)? bracket = around.LastOrDefault(a => a.Answered <= from) is { Sent.Ticks: > 0 } before
             && around.FirstOrDefault(a => a.Sent >= to) is { Sent.Ticks: > 0 } after ? (before, after) : null;
@@ -92,6 +93,4 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
     }
 
     private static readonly TimeSpan WitnessThreadTick = RuntimeHistory.Tick;
-
-    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
 }

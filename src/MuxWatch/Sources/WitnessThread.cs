@@ -254,7 +254,6 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         {
             var hurried = (timeline.IntervalRunning || _pollRequests?.IsPollWanted(timeline.Endpoint) == true) && HurriedInterval < calm;
             hurry |= hurried;
-            timeline.WitnessPace = calm;
             var stepStarted = _time.GetTimestamp();
             witness.Step(now, gcPause + _heldMs, hurried ? HurriedInterval : calm);
             NoteHeld(witness, timeline, stepStarted);

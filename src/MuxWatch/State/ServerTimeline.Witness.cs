@@ -28,18 +28,6 @@ public sealed partial class ServerTimeline
     /// <summary>Why the witness has no connection to this server when its TLS handshake was refused (null once it connects).</summary>
     internal void NoteWitnessRefused(string? reason) => Volatile.Write(ref _witnessRefused, reason);
 
-    private long _witnessPaceTicks;
-
-    /// <summary>
-    /// How often the witness PINGs this endpoint while nothing waits for it, as it last stepped (its interval,
-    /// stretched when many endpoints share the witness's budget): how far apart two answers may be. Zero until it PINGs.
-    /// </summary>
-    internal TimeSpan WitnessPace
-    {
-        get => TimeSpan.FromTicks(Volatile.Read(ref _witnessPaceTicks));
-        set => Volatile.Write(ref _witnessPaceTicks, value.Ticks);
-    }
-
     /// <summary>Where the witness reaches the server; null until <see cref="WitnessAt"/>.</summary>
     internal WitnessTarget? Witness => Volatile.Read(ref _witnessTarget);
 

@@ -151,6 +151,16 @@ if [ "$failed" -gt 0 ]; then
   grep -ho '<UnitTestResult [^>]*outcome="Failed"[^>]*>' "$results"/*.trx 2>/dev/null \
     | sed -n 's/.*testName="\([^"]*\)".*/    \1/p' >&2 || true
 fi
+if [ "$failed" -gt 0 ]; then
+  # Each failure's message (its first lines), so that a CI log cut at its tail still says why each test failed.
+  log "why they failed:"
+  awk '
+    /<UnitTestResult / { failing = ($0 ~ /outcome="Failed"/); if (failing) { name = $0; sub(/.*testName="/, "", name); sub(/".*/, "", name); print "  -- " name } }
+    failing && /<Message>/ { inmsg = 1; shown = 0; sub(/.*<Message>/, "") }
+    failing && inmsg { line = $0; done = sub(/<\/Message>.*/, "", line); gsub(/&quot;/, "\"", line); gsub(/&lt;/, "<", line); gsub(/&gt;/, ">", line); gsub(/&amp;/, "\\&", line);
+      if (shown < 6) { print "     " substr(line, 1, 300); shown++ } if (done) { inmsg = 0; failing = 0 } }
+  ' "$results"/*.trx >&2 || true
+fi
 if [ "$failed" -gt 0 ]; then status=1; fi
 
 if [ "$skipped" -gt 0 ]; then

@@ -56,6 +56,33 @@ public sealed class StallConsequenceTests
     }
 
     [Fact]
+    public void A_command_that_blocked_the_whole_wait_outranks_a_busy_process_and_the_witness_seconds_it()
+    {
+        // Seen in CI (2.6.90): the sidecar's PING waited 576 ms behind a 5 s DEBUG SLEEP while its process used 95% of
+        // its 2 cores; client-cpu kept priority, the sleep only contributing, and the witness's silence then named
+        // server-stall with high confidence. The CPU delays a reply; it cannot make one the server never sent.
+        const string ciProbe = "Timeout awaiting response (outbound=0KiB, inbound=0KiB, 576ms elapsed, timeout is 500ms), command=PING, next: PING, inst: 0, qu: 0, qs: 4, aw: False, bw: Inactive, rs: ReadAsync, ws: Idle, in: 0, in-pipe: 0, out-pipe: 0, last-in: 0, cur-in: 0, sync-ops: 0, async-ops: 9, serverEndpoint: 127.0.0.1:41935, conn-sec: 2.02, mc: 1/1/0, mgr: 10 of 10 available, clientName: muxwatch, IOCP: (Busy=0,Free=1000,Min=64,Max=1000), WORKER: (Busy=7,Free=32760,Min=64,Max=32767), POOL: (Threads=17,QueuedItems=1,CompletedItems=13731), v: 2.6.90.64945";
+        var busy = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(ciProbe), runtime: new RuntimeOverWait(620, 0, 1176, 0, 2));
+        Assert.Equal(TimeoutCause.ClientCpu, busy.Cause);
+        var (from, to) = (T0.AddSeconds(1.4), T0.AddSeconds(1.98));
+        ServerEvent[] sleep = [Slow("DEBUG", 5000.1, T0.AddSeconds(6))];
+
+        var blocked = TimelineCorrelation.Refine(busy, sleep, from, to);
+        var partly = TimelineCorrelation.Refine(busy, [Slow("DEBUG", 300, T0.AddSeconds(1.7))], from, to);
+
+        Assert.Equal((TimeoutCause.SlowCommand, DiagnosisConfidence.High), (blocked.Cause, blocked.Confidence));
+        Assert.Contains(blocked.EvidenceLines, line => line.StartsWith("client-cpu: ", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
+        Assert.Contains(blocked.EvidenceLines, line => line.StartsWith("why: slow-command outranks client-cpu", StringComparison.Ordinal));
+        Assert.Equal(TimeoutCause.ClientCpu, partly.Cause); // a block over part of the wait: the CPU keeps priority, the block contributing
+        Assert.Contains(partly.EvidenceLines, line => line.StartsWith("slow-command: ", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
+
+        // The witness, silent over the same wait, seconds the sleep instead of naming a stall without a trace.
+        var witnessed = WitnessCorrelation.Refine(blocked, new([(T0.AddSeconds(1.1), T0.AddSeconds(5.2))], [], []), from, to);
+        Assert.Equal((TimeoutCause.SlowCommand, DiagnosisConfidence.High), (witnessed.Cause, witnessed.Confidence));
+        Assert.DoesNotContain(TimeoutCause.ServerStall, witnessed.Causes);
+    }
+
+    [Fact]
     public void A_fork_that_blocked_most_of_the_wait_is_persistence_and_a_tiny_one_alone_is_held_weakly()
     {
         var long_ = TimelineCorrelation.Refine(Diagnose(StallAt500), [Fork(450, T0.AddSeconds(0.6))], T0.AddSeconds(0.2), T0.AddSeconds(0.7));

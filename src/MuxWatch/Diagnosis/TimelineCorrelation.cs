@@ -68,9 +68,9 @@ internal static class TimelineCorrelation
             return Explained(diagnosis, found, explaining, waitMs, unexplained);
         }
 
-        if (explaining is not null && explaining.BlockedMs >= waitMs && diagnosis.Cause == TimeoutCause.GcPause && primaryWeight < EvidenceWeight.Overriding)
+        if (explaining is not null && explaining.BlockedMs >= waitMs && diagnosis.Cause is TimeoutCause.GcPause or TimeoutCause.ClientCpu && primaryWeight < EvidenceWeight.Overriding)
         {
-            return BlockedThroughAPause(diagnosis, found, explaining, waitMs);
+            return BlockedThroughTheProcess(diagnosis, found, explaining, waitMs);
         }
 
         if (unexplained)
@@ -122,19 +122,25 @@ internal static class TimelineCorrelation
     }
 
     /// <summary>
-    /// The server was blocked over the whole wait and this process paused for part of it (a pause under half the
-    /// wait, held strong): no reply could have come whatever the process did, so the server's block is the cause
-    /// and the pause contributes. Seen on a loaded machine: a 310 ms collection inside the 800 ms a sidecar's PING
-    /// waited behind a 5 s DEBUG SLEEP had named gc-pause, and the witness's silence then server-stall.
+    /// The server was blocked over the whole wait while this process paused for part of it (a pause under half the
+    /// wait, held strong) or was short of CPU: no reply could have come whatever the process did, so the server's block
+    /// is the cause and the process's state contributes. Seen on a loaded machine: a 310 ms collection inside the 800 ms
+    /// a sidecar's PING waited behind a 5 s DEBUG SLEEP had named gc-pause, and the witness's silence then server-stall;
+    /// in CI, the same PING behind the same sleep with the sidecar's process at 95% of its cores had named client-cpu,
+    /// and the witness's silence then server-stall, with the sleep that blocked the whole wait only contributing.
     /// </summary>
-    private static TimeoutDiagnosis BlockedThroughAPause(TimeoutDiagnosis diagnosis, List<Finding> found, Finding explaining, double waitMs)
+    private static TimeoutDiagnosis BlockedThroughTheProcess(TimeoutDiagnosis diagnosis, List<Finding> found, Finding explaining, double waitMs)
     {
-        var why = $"{explaining.Cause.ToName()} outranks gc-pause: {Clock.Blocked(explaining, waitMs)}, so no reply could have come over the wait "
-            + "whatever this process did; the collections paused it for less than half of the wait (contributing)";
+        var inProcess = diagnosis.Cause;
+        var what = inProcess == TimeoutCause.GcPause
+            ? "the collections paused it for less than half of the wait"
+            : "its CPU was busy, which delays a reply but cannot make one the server never sent";
+        var why = $"{explaining.Cause.ToName()} outranks {inProcess.ToName()}: {Clock.Blocked(explaining, waitMs)}, so no reply could have come over the wait "
+            + $"whatever this process did; {what} (contributing)";
         var built = Build(diagnosis, found, explaining, why, DiagnosisConfidence.High, dropPrevious: false, consequence: null);
         return built with
         {
-            Evidence = [.. built.Evidence.Select(e => e.Role == EvidenceRole.Finding && e.Cause == TimeoutCause.GcPause ? e with { Role = EvidenceRole.Contributing } : e)],
+            Evidence = [.. built.Evidence.Select(e => e.Role == EvidenceRole.Finding && e.Cause == inProcess ? e with { Role = EvidenceRole.Contributing } : e)],
         };
     }
 

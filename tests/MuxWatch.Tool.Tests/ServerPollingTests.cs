@@ -296,20 +296,27 @@ public sealed class ServerPollingTests : IAsyncLifetime
         await Eventually.UntilAsync(async () => await GaugeAsync(sidecar, "muxwatch_server_last_poll_success_timestamp_seconds", redis.EndPoint) is not null, "the first poll");
 
         // Three targets on one standalone server: one connection each (no subscription connection: MuxWatch
-        // never subscribes through a target's), and no polling connection besides.
-        var clients = (await redis.CommandAsync("CLIENT", "LIST")).Split('\n');
+        // never subscribes through a target's), and no polling connection besides. The first poll needs only one
+        // target connected: on a loaded machine the other two may still be connecting then.
+        string[] clients = [];
+        await Eventually.UntilAsync(async () =>
+        {
+            clients = (await redis.CommandAsync("CLIENT", "LIST")).Split('\n');
+            return clients.Count(line => line.Contains(" name=muxwatch ", StringComparison.Ordinal)) >= 3;
+        }, "the three targets connected");
         Assert.Equal(3, clients.Count(line => line.Contains(" name=muxwatch ", StringComparison.Ordinal)));
         Assert.DoesNotContain(clients, line => line.Contains(" name=muxwatch ", StringComparison.Ordinal) && line.Contains(" sub=1 ", StringComparison.Ordinal));
         Assert.DoesNotContain(clients, line => line.Contains("name=muxwatch-poller", StringComparison.Ordinal));
 
-        // Polled once per cycle however many targets share the server: INFO calls counted by the server
-        // over two seconds of completed polls (three INFO sections a poll, five polls a second: 15 a
-        // second; one poller per target would make 45).
+        // Polled once per cycle however many targets share the server: INFO calls (one a poll) counted by the server
+        // over two seconds of completed polls: five polls a second at most, one poller per target would make 15. A
+        // loaded machine skips a slot now and then (a run beside a busy core measured 4.7 a second), so the
+        // bound is what tells one poller from three, not the nominal rate.
         var timeline = sidecar.Services.GetRequiredService<MuxWatch.State.ServerTimelines>().Find(redis.EndPoint)!;
         var (calls, through) = (await CommandCallsAsync(redis, "info"), timeline.CompleteThrough!.Value);
         await Eventually.UntilAsync(() => Task.FromResult(timeline.CompleteThrough > through + TimeSpan.FromSeconds(2)), "two more seconds of completed polls");
         var perSecond = (await CommandCallsAsync(redis, "info") - calls) / (timeline.CompleteThrough!.Value - through).TotalSeconds;
-        Assert.InRange(perSecond, 5, 30);
+        Assert.InRange(perSecond, 1, 9);
     }
 
     private static async Task<long> CommandCallsAsync(RedisServer redis, string command)

@@ -43,7 +43,8 @@ internal static class TimelineCorrelation
     /// brings about on the client (a connection the client gave up on, continuations piled up on the pool,
     /// a backlog, each held by the message rules below strong), which is listed as its consequence. A cause
     /// with strong evidence of its own (starvation already there before the wait, a large payload, a
-    /// saturated CPU) keeps priority, the server's events listed as contributing. With no event that
+    /// saturated CPU) keeps priority, the server's events listed as contributing, but a short GC pause or a busy CPU
+    /// yields to an event that blocked the server over the whole wait (<see cref="BlockedThroughTheProcess"/>). With no event that
     /// explains the wait, a save in progress makes <c>persistence</c> (medium), else the longest partial
     /// block its cause (low), and only in place of <c>server-stall</c> or <c>unknown</c>.
     /// </remarks>

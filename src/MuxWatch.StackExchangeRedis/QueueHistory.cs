@@ -23,15 +23,18 @@ internal sealed class QueueHistory
         }
     }
 
-    /// <summary>The highest qs and qu sampled at or after <paramref name="since"/>; zeros when none was.</summary>
-    public (long Sent, long Unsent) MaxSince(DateTimeOffset since)
+    /// <summary>
+    /// The highest qs and qu sampled from <paramref name="since"/> to <paramref name="until"/>; zeros when none was. A
+    /// sample after the catch (and its slack) belongs to no wait that ended at it.
+    /// </summary>
+    public (long Sent, long Unsent) MaxBetween(DateTimeOffset since, DateTimeOffset until)
     {
         long sent = 0, unsent = 0;
         lock (_gate)
         {
             foreach (var sample in _samples)
             {
-                if (sample.Time >= since)
+                if (sample.Time >= since && sample.Time <= until)
                 {
                     sent = Math.Max(sent, sample.Sent);
                     unsent = Math.Max(unsent, sample.Unsent);
@@ -40,6 +43,24 @@ internal sealed class QueueHistory
         }
 
         return (sent, unsent);
+    }
+
+    /// <summary>Whether the connection was up at the last sample at or before <paramref name="asOf"/>; null when none kept was.</summary>
+    public bool? ConnectedAsOf(DateTimeOffset asOf)
+    {
+        (DateTimeOffset Time, bool Connected)? last = null;
+        lock (_gate)
+        {
+            foreach (var sample in _samples)
+            {
+                if (sample.Time != default && sample.Time <= asOf && (last is null || sample.Time > last.Value.Time))
+                {
+                    last = (sample.Time, sample.Connected);
+                }
+            }
+        }
+
+        return last?.Connected;
     }
 
     /// <summary>

@@ -50,6 +50,43 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task Live_counters_read_late_describe_the_catch_not_the_connection_as_it_is_when_read()
+    {
+        // Seen in the full test command (3.4.35, a starved pool): the pipeline ran 11 s after a timeout was caught, by
+        // which time the client had dropped the connection its starved pool could not read; the connection read "now"
+        // was down, and the timeout, caught while it was up, was named connection-loss with high confidence.
+        var name = $"late{_redis.Port}";
+        using var app = await ConnectionMultiplexer.ConnectAsync($"{_redis.EndPoint},asyncTimeout=500,syncTimeout=500,connectTimeout=500,name={name}");
+        using var host = await StartHostAsync(watch => watch.AddMultiplexer("cache", _ => app));
+        var mux = ("multiplexer", "cache");
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_connected", mux) == 1, "the app's multiplexer probed up");
+        var watched = host.Services.GetRequiredService<WatchedMultiplexers>().All.Single(w => w.Name == "cache");
+        var caught = DateTimeOffset.UtcNow;
+        await Eventually.UntilAsync(() => watched.LiveCountersOf(_redis.EndPoint, DateTimeOffset.UtcNow, caught, caught)?.LastSeenConnected is not null,
+            "the probe to have sampled the connection up by the catch");
+
+        await _redis.KillAsync();
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_connected", mux) == 0, "the probe to see the connection down");
+        await Eventually.UntilAsync(() => DateTimeOffset.UtcNow - caught > WatchedMultiplexer.ReadPromptlyWithin, "a reading late for the catch");
+        var now = DateTimeOffset.UtcNow;
+
+        var late = watched.LiveCountersOf(_redis.EndPoint, now, caught - TimeSpan.FromSeconds(1), caught)!;
+        var prompt = watched.LiveCountersOf(_redis.EndPoint, now, now - TimeSpan.FromSeconds(1), now)!;
+
+        Assert.True(late.Connected, "read late, the connection is as the probe sampled it at the catch: up");
+        Assert.NotNull(late.LastSeenConnected);
+        Assert.True(late.LastSeenConnected <= caught);
+        Assert.False(prompt.Connected, "read at the catch, it is as it is: down");
+
+        // The diagnosis of a timeout caught while the connection was up, read late: not connection-loss.
+        var report = TimeoutMessageReader.Read($"Timeout awaiting response (outbound=0KiB, inbound=0KiB, 868ms elapsed, timeout is 500ms), command=GET, next: GET muxwatch:cart, inst: 0, qu: 0, qs: 0, aw: False, bw: Inactive, rs: ReadAsync, ws: Idle, in: 128, in-pipe: 0, last-in: 7, cur-in: 7, sync-ops: 0, async-ops: 25, serverEndpoint: {_redis.EndPoint}, conn-sec: 14.15, aoc: 0, mc: 1/1/0, IOCP: (Busy=0,Free=1000,Min=1,Max=1000), WORKER: (Busy=14,Free=32753,Min=2,Max=32767), POOL: (Threads=14,QueuedItems=287,CompletedItems=740,Timers=4), v: 3.4.35.20751");
+        const string down = "was down when the timeout was caught";
+        Assert.DoesNotContain(TimeoutDiagnoser.Diagnose(report, live: late).EvidenceLines, line => line.Contains(down, StringComparison.Ordinal));
+        Assert.DoesNotContain(TimeoutCause.ConnectionLoss, TimeoutDiagnoser.Diagnose(report, live: late).Causes);
+        Assert.Contains(TimeoutDiagnoser.Diagnose(report, live: prompt).EvidenceLines, line => line.Contains(down, StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task A_stall_with_requests_in_flight_shows_in_qs_and_each_caught_timeout_carries_the_live_counters()
     {
         var name = $"app{_redis.Port}";

@@ -53,11 +53,23 @@ public sealed class ServiceProcess : IAsyncDisposable
         process.ErrorDataReceived += (_, e) => service.Keep(e.Data);
         process.BeginOutputReadLine();
         process.BeginErrorReadLine();
-        await Eventually.UntilAsync(
-            async () => process.HasExited
-                ? throw new InvalidOperationException($"the service exited with {process.ExitCode}: {service.Output}")
-                : (await service.Client.GetAsync(new Uri("/healthz", UriKind.Relative)).ConfigureAwait(false)).IsSuccessStatusCode,
-            $"the service on port {port} to answer /healthz").ConfigureAwait(false);
+        try
+        {
+            // A minute: on a loaded machine (a build beside the tests) a start took longer than the default 30 s once.
+            await Eventually.UntilAsync(
+                async () => process.HasExited
+                    ? throw new InvalidOperationException($"the service exited with {process.ExitCode}: {service.Output}")
+                    : (await service.Client.GetAsync(new Uri("/healthz", UriKind.Relative)).ConfigureAwait(false)).IsSuccessStatusCode,
+                $"the service on port {port} to answer /healthz", TimeSpan.FromSeconds(60)).ConfigureAwait(false);
+        }
+        catch (TimeoutException ex)
+        {
+            // What the process said meanwhile, for whoever reads the failure; and nothing left running.
+            var output = service.Output;
+            await service.DisposeAsync().ConfigureAwait(false);
+            throw new TimeoutException($"{ex.Message}; the service wrote: {(output.Length > 2000 ? output[^2000..] : output)}", ex);
+        }
+
         return service;
     }
 

@@ -69,12 +69,19 @@ public sealed class StallConsequenceTests
 
         var blocked = TimelineCorrelation.Refine(busy, sleep, from, to);
         var partly = TimelineCorrelation.Refine(busy, [Slow("DEBUG", 300, T0.AddSeconds(1.7))], from, to);
+        // The same sleep, logged 3 s before this wait began: the one rule (InTheWait, as the correlating step applies it
+        // when it reads the timeline) hands it to nobody, and the busy CPU stays the cause.
+        ServerEvent[] earlier = [Slow("DEBUG", 5000.1, from.AddSeconds(-3))];
+        var before = TimelineCorrelation.Refine(busy, [.. earlier.Where(e => InTheWait.Weighs(from, to, e.Start, e.End ?? to))], from, to);
 
         Assert.Equal((TimeoutCause.SlowCommand, DiagnosisConfidence.High), (blocked.Cause, blocked.Confidence));
         Assert.Contains(blocked.EvidenceLines, line => line.StartsWith("client-cpu: ", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
         Assert.Contains(blocked.EvidenceLines, line => line.StartsWith("why: slow-command outranks client-cpu", StringComparison.Ordinal));
         Assert.Equal(TimeoutCause.ClientCpu, partly.Cause); // a block over part of the wait: the CPU keeps priority, the block contributing
         Assert.Contains(partly.EvidenceLines, line => line.StartsWith("slow-command: ", StringComparison.Ordinal) && line.EndsWith("(contributing)", StringComparison.Ordinal));
+
+        Assert.Equal((TimeoutCause.ClientCpu, busy.Confidence), (before.Cause, before.Confidence));
+        Assert.DoesNotContain(TimeoutCause.SlowCommand, before.Causes);
 
         // The witness, silent over the same wait, seconds the sleep instead of naming a stall without a trace.
         var witnessed = WitnessCorrelation.Refine(blocked, new([(T0.AddSeconds(1.1), T0.AddSeconds(5.2))], [], []), from, to);

@@ -39,12 +39,22 @@ internal static class IdleCost
             $"idle-cost: StackExchange.Redis {AppCost.ClientVersion}, each variant its own idle ASP.NET Core process ({copies} of each), run side by side; first {first} s, then {measure} s after {warmup} s"));
 
         var runs = variants.SelectMany(variant => Enumerable.Range(1, copies).Select(copy => (Variant: variant, Copy: copy))).ToList();
-        var children = runs.Select(run => Process.Start(new ProcessStartInfo("dotnet")
+        var children = runs.Select(run =>
         {
-            ArgumentList = { self, "idle-app", run.Variant, redis.EndPoint, warmup.ToString(CultureInfo.InvariantCulture), measure.ToString(CultureInfo.InvariantCulture), first.ToString(CultureInfo.InvariantCulture) },
-            RedirectStandardOutput = true,
-            UseShellExecute = false,
-        })!).ToList();
+            // A variant may carry settings after '@' (--variants bare,muxwatch,muxwatch@MuxWatch:ServerPolling=false): an ablation side by side.
+            var start = new ProcessStartInfo("dotnet")
+            {
+                ArgumentList = { self, "idle-app", run.Variant, redis.EndPoint, warmup.ToString(CultureInfo.InvariantCulture), measure.ToString(CultureInfo.InvariantCulture), first.ToString(CultureInfo.InvariantCulture) },
+                RedirectStandardOutput = true,
+                UseShellExecute = false,
+            };
+            foreach (var setting in run.Variant.Split('@').Skip(1))
+            {
+                start.ArgumentList.Add(setting);
+            }
+
+            return Process.Start(start)!;
+        }).ToList();
         var lines = await Task.WhenAll(children.Select(async child =>
         {
             var output = await child.StandardOutput.ReadToEndAsync();
@@ -53,7 +63,8 @@ internal static class IdleCost
         }));
 
         var figures = lines.Select(line => line.Split(' ')).Select(parts =>
-            (Variant: parts[0], First: double.Parse(parts[1], CultureInfo.InvariantCulture), Steady: double.Parse(parts[2], CultureInfo.InvariantCulture), Items: double.Parse(parts[3], CultureInfo.InvariantCulture))).ToList();
+            (Variant: parts[0], First: double.Parse(parts[1], CultureInfo.InvariantCulture), Steady: double.Parse(parts[2], CultureInfo.InvariantCulture), Items: double.Parse(parts[3], CultureInfo.InvariantCulture),
+             Jit: double.Parse(parts[4], CultureInfo.InvariantCulture), Methods: int.Parse(parts[5], CultureInfo.InvariantCulture), SteadyJit: double.Parse(parts[6], CultureInfo.InvariantCulture))).ToList();
         var bare = figures.Where(f => f.Variant == "bare").ToList();
         var (bareFirst, bareSteady, bareItems) = bare.Count == 0 ? (0.0, 0.0, 0.0) : (bare.Average(f => f.First), bare.Average(f => f.Steady), bare.Average(f => f.Items));
 
@@ -61,10 +72,17 @@ internal static class IdleCost
         // spins before it sleeps again; that, not the work itself, was most of the cost measured (perf).
         var firstTitle = first == 60 ? "first minute ms/s" : string.Create(CultureInfo.InvariantCulture, $"first {first} s ms/s");
         Console.WriteLine($"  {"variant",-16} {firstTitle,18} {"added",7} {"steady ms/s",12} {"added",7} {"pool items/s",13} {"added",7}");
-        foreach (var (variant, f, steady, items) in figures)
+        foreach (var (variant, f, steady, items, _, _, _) in figures)
         {
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"  {variant,-16} {f,18:F2} {f - bareFirst,7:F2} {steady,12:F2} {steady - bareSteady,7:F2} {items,13:F2} {items - bareItems,7:F2}"));
+        }
+
+        // The JIT's share of it: its time over the first window (ms in all, and methods compiled), and ms/s in the steady one.
+        Console.WriteLine($"  {"variant",-16} {"JIT ms, first",14} {"methods",8} {"JIT ms/s, steady",17}");
+        foreach (var (variant, _, _, _, jit, methods, steadyJit) in figures)
+        {
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  {variant,-16} {jit,14:F0} {methods,8} {steadyJit,17:F3}"));
         }
 
         if (copies > 1)
@@ -117,10 +135,16 @@ internal static class IdleCost
         await app.StartAsync();
 
         var started = Environment.CpuUsage.TotalTime;
+        // The JIT's own account (its time and methods compiled), beside the CPU: an idle app's first minutes are mostly
+        // the JIT compiling, instrumenting and recompiling the code that runs periodically (docs/benchmarks.md).
+        var (jitStarted, methodsStarted) = (System.Runtime.JitInfo.GetCompilationTime(), System.Runtime.JitInfo.GetCompiledMethodCount());
         await Task.Delay(TimeSpan.FromSeconds(firstMinute));
         var first = (Environment.CpuUsage.TotalTime - started).TotalMilliseconds / firstMinute;
+        var firstJit = (System.Runtime.JitInfo.GetCompilationTime() - jitStarted).TotalMilliseconds;
+        var firstMethods = System.Runtime.JitInfo.GetCompiledMethodCount() - methodsStarted;
         await Task.Delay(TimeSpan.FromSeconds(warmup - firstMinute));
         var before = Environment.CpuUsage.TotalTime;
+        var jitBefore = System.Runtime.JitInfo.GetCompilationTime();
         var itemsBefore = ThreadPool.CompletedWorkItemCount;
         var thrown = new System.Collections.Concurrent.ConcurrentDictionary<string, int>();
         void Count(object? sender, System.Runtime.ExceptionServices.FirstChanceExceptionEventArgs e) => thrown.AddOrUpdate(e.Exception.GetType().Name + ": " + e.Exception.Message.Split('\n')[0], 1, (_, n) => n + 1);
@@ -135,7 +159,8 @@ internal static class IdleCost
 
         var steady = (Environment.CpuUsage.TotalTime - before).TotalMilliseconds / measure;
         var itemsPerSecond = (double)(ThreadPool.CompletedWorkItemCount - itemsBefore) / measure;
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{variant} {first:F3} {steady:F3} {itemsPerSecond:F2}"));
+        var steadyJit = (System.Runtime.JitInfo.GetCompilationTime() - jitBefore).TotalMilliseconds / measure;
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{variant} {first:F3} {steady:F3} {itemsPerSecond:F2} {firstJit:F0} {firstMethods} {steadyJit:F3}"));
         await app.StopAsync();
         return 0;
     }

@@ -21,14 +21,22 @@ internal sealed class ClientStatusSampler(string multiplexer, MultiplexerMetrics
     private static System.Text.StringBuilder? t_text;
     private DateTimeOffset _lastRead = DateTimeOffset.MinValue;
 
+    /// <summary>How often the status is read while the multiplexer is quiet (<see cref="SampleIfDue"/>).</summary>
+    internal static readonly TimeSpan QuietInterval = TimeSpan.FromMinutes(1);
+
     /// <summary>
     /// Reads the status when due. It is the dearest read of a cycle (the client formats every server's summary
-    /// into it), and what it alone carries needs no finer grain than the PINGs': it is read at their cadence
+    /// into it, each line stamped with the time: its number and date formatting, its logger and the parse were about
+    /// a seventh of what the JIT compiled for an idle app's MuxWatch in its first ten minutes, docs/benchmarks.md), and
+    /// what it alone carries (the heartbeat's age, the client's own timeout totals) moves only when something is
+    /// wrong: while the multiplexer is <paramref name="quiet"/> (every server connected, nothing sent awaiting a reply
+    /// or waiting to be sent) it is read once a minute (<see cref="QuietInterval"/>); otherwise at the PINGs' cadence
     /// (<paramref name="pingInterval"/>; every cycle when PING is off).
     /// </summary>
-    public void SampleIfDue(IConnectionMultiplexer connection, DateTimeOffset now, TimeSpan? pingInterval)
+    public void SampleIfDue(IConnectionMultiplexer connection, DateTimeOffset now, TimeSpan? pingInterval, bool quiet)
     {
-        if (pingInterval is { } interval && now - _lastRead < interval * 0.9)
+        var interval = quiet ? (pingInterval is { } ping && ping > QuietInterval ? ping : QuietInterval) : pingInterval;
+        if (interval is { } due && now - _lastRead < due * 0.9)
         {
             return;
         }

@@ -174,61 +174,16 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         }
 
         var anyConnected = false;
+        var quiet = true;
         foreach (var server in Servers(multiplexer))
         {
-            anyConnected |= SampleServer(server, now, pingInterval, probeTimeout, pipeline, stopping);
+            anyConnected |= SampleServer(server, now, pingInterval, probeTimeout, pipeline, stopping, ref quiet);
         }
 
-        _status.SampleIfDue(multiplexer, now, pingInterval);
+        _status.SampleIfDue(multiplexer, now, pingInterval, quiet);
         _failures.Sampled(anyConnected, now);
         _pubSub?.Sample(multiplexer, probeTimeout);
         _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
-    }
-
-    /// <summary>
-    /// How long after a catch the counters read "now" still describe it. A starved pool runs the pipeline late (seen: 11 s
-    /// after the catch, by which time 3.x had dropped the connection its starved pool could not read, and the timeout
-    /// was named connection-loss on a connection that was up through its wait): past this, only what the probe sampled
-    /// up to the catch counts.
-    /// </summary>
-    internal static readonly TimeSpan ReadPromptlyWithin = TimeSpan.FromSeconds(1);
-
-    /// <summary>
-    /// The live counters of <paramref name="endpoint"/> as of <paramref name="caught"/> (when the failure was caught):
-    /// the highest qs and qu the probe sampled from <paramref name="since"/> (when the request started waiting) to the
-    /// catch, with the counters read now when now is within <see cref="ReadPromptlyWithin"/> of the catch; whether the
-    /// connection was up, read now when prompt, else as the probe last sampled it at or before the catch (up when none
-    /// was: nothing is claimed down that was not seen down); and when the probe last found it up at or before the catch.
-    /// </summary>
-    public LiveCounters? LiveCountersOf(string endpoint, DateTimeOffset now, DateTimeOffset? since, DateTimeOffset caught)
-    {
-        if (Multiplexer is not { } multiplexer)
-        {
-            return null;
-        }
-
-        var prompt = now - caught <= ReadPromptlyWithin;
-        foreach (var server in multiplexer.GetServers())
-        {
-            if (EndpointText.Of(server.EndPoint) == endpoint)
-            {
-                var counters = server.GetCounters().Interactive;
-                var (sent, unsent) = prompt ? ((long)counters.SentItemsAwaitingResponse, (long)counters.PendingUnsentItems) : (0L, 0L);
-                var connected = prompt ? server.IsConnected : true;
-                DateTimeOffset? seenConnected = null;
-                if (_endpoints.TryGetValue(endpoint, out var watched))
-                {
-                    var (maxSent, maxUnsent) = watched.Queues.MaxBetween(since ?? caught, caught + ReadPromptlyWithin);
-                    (sent, unsent) = (Math.Max(sent, maxSent), Math.Max(unsent, maxUnsent));
-                    seenConnected = watched.Queues.LastConnected(caught) ?? (watched.LastSeenConnected <= caught ? watched.LastSeenConnected : null);
-                    connected = prompt ? connected : watched.Queues.ConnectedAsOf(caught) ?? true;
-                }
-
-                return new LiveCounters(endpoint, connected, sent, unsent, now) { LastSeenConnected = seenConnected };
-            }
-        }
-
-        return null;
     }
 
     /// <summary>True when this multiplexer has a server at <paramref name="endpoint"/>.</summary>
@@ -263,11 +218,13 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         return new WatchedEndpoint(_metrics, Name, endpoint, _registration.Owned);
     }
 
-    private bool SampleServer(IServer server, DateTimeOffset now, TimeSpan? pingInterval, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
+    /// <summary>Samples one server; <paramref name="quiet"/> turns false when it is down or has commands outstanding.</summary>
+    private bool SampleServer(IServer server, DateTimeOffset now, TimeSpan? pingInterval, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping, ref bool quiet)
     {
         var endpoint = _endpoints.GetOrAdd(EndpointText.Of(server.EndPoint), static (key, self) => self.NewEndpoint(key), this);
         var connected = server.IsConnected;
         var counters = server.GetCounters();
+        quiet &= connected && counters.Interactive.SentItemsAwaitingResponse == 0 && counters.Interactive.PendingUnsentItems == 0;
         endpoint.Queues.Remember(now, counters.Interactive.SentItemsAwaitingResponse, counters.Interactive.PendingUnsentItems, connected);
         if (connected)
         {

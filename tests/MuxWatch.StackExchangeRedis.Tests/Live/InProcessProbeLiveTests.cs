@@ -87,6 +87,26 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task A_timeout_the_client_counted_during_a_stall_reaches_its_series_before_the_quiet_minute_is_up()
+    {
+        // The status text is read once a minute while the multiplexer is quiet (ClientStatusSamplerLiveTests); with a
+        // request outstanding the probe reads it at the PINGs' cadence (100 ms here), so the timeout shows during the stall.
+        using var app = await ConnectionMultiplexer.ConnectAsync($"{_redis.EndPoint},syncTimeout=200");
+        using var host = await StartHostAsync(watch => watch.AddMultiplexer("cache", _ => app));
+        (string, string)[] sync = [("multiplexer", "cache"), ("mode", "sync")];
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_client_timeouts_total", sync) == 0, "the status read once, with no timeout");
+
+        var sleeping = _redis.CommandInBackground("DEBUG", "SLEEP", "3");
+        await Eventually.UntilAsync(async () => !await _redis.AnswersPingAsync(), "the server to be asleep");
+        var stalled = DateTimeOffset.UtcNow;
+        Assert.Throws<RedisTimeoutException>(() => app.GetDatabase().StringGet("k"));
+        await Eventually.UntilAsync(async () => (await ScrapeAsync()).Value("muxwatch_client_timeouts_total", sync) == 1, "the client's timeout in its series");
+        var shown = DateTimeOffset.UtcNow - stalled;
+        await sleeping;
+        Assert.True(shown < ClientStatusSampler.QuietInterval / 2, $"shown {shown.TotalSeconds:F1} s after the stall began: read at the PING cadence, not the quiet one");
+    }
+
+    [Fact]
     public async Task A_stall_with_requests_in_flight_shows_in_qs_and_each_caught_timeout_carries_the_live_counters()
     {
         var name = $"app{_redis.Port}";

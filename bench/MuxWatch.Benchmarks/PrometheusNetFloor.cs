@@ -11,9 +11,9 @@ namespace MuxWatch.Benchmarks;
 
 /// <summary>
 /// The floor under a <c>/metrics</c> figure, measured in the same run: prometheus-net alone, serving a registry that
-/// holds the same families and series as a scrape (gauges and counters as they are; a histogram's buckets, sum and
-/// count as gauges of those names, the same lines), from a minimal ASP.NET Core endpoint in this process, timed by the
-/// same curl on one kept-alive connection after as many warm-up scrapes. What any exporter built on prometheus-net
+/// holds the same families and series as a scrape (gauges, counters and histograms, each as it is: the same lines),
+/// from a minimal ASP.NET Core endpoint in this process, timed by the
+/// same curl on one kept-alive connection once warm (until this process's JIT settles). What any exporter built on prometheus-net
 /// takes to render and send that many series on this machine; MuxWatch's own answer is measured against it.
 /// </summary>
 internal static class PrometheusNetFloor
@@ -61,7 +61,11 @@ internal static class PrometheusNetFloor
         return times[times.Count / 2];
     }
 
-    /// <summary>Makes in <paramref name="registry"/> every family and series of <paramref name="text"/> (the text exposition format); returns the series.</summary>
+    /// <summary>
+    /// Makes in <paramref name="registry"/> every family and series of <paramref name="text"/> (the text exposition format),
+    /// each of its own type: a histogram a histogram with the same buckets (rendering one costs more than as many gauges:
+    /// its cumulative buckets, sum and count per series); returns the series.
+    /// </summary>
     private static int Fill(CollectorRegistry registry, string text)
     {
         var factory = Metrics.WithCustomRegistry(registry);
@@ -79,11 +83,33 @@ internal static class PrometheusNetFloor
             }
         }
 
+        string? HistogramOf(string name) =>
+            (string[])["_bucket", "_sum", "_count"] is var suffixes && suffixes.FirstOrDefault(name.EndsWith) is { } suffix
+            && name[..^suffix.Length] is var family && types.GetValueOrDefault(family) == "histogram" ? family : null;
+
+        // A histogram's buckets: the finite "le" values of its bucket lines (the parser renamed "le" to "bucket_le").
+        var buckets = samples.Where(s => s.Name.EndsWith("_bucket", StringComparison.Ordinal) && HistogramOf(s.Name) is not null)
+            .GroupBy(s => HistogramOf(s.Name)!)
+            .ToDictionary(g => g.Key, g => g.Select(s => s.Values[Array.IndexOf(s.Names, "bucket_le")]).Where(le => le != "+Inf")
+                .Select(le => double.Parse(le, NumberStyles.Float, CultureInfo.InvariantCulture)).Distinct().Order().ToArray(), StringComparer.Ordinal);
+        var histograms = new Dictionary<string, Histogram>(StringComparer.Ordinal);
         var gauges = new Dictionary<string, Gauge>(StringComparer.Ordinal);
         var counters = new Dictionary<string, Counter>(StringComparer.Ordinal);
         foreach (var (name, names, values, value) in samples)
         {
-            if (types.GetValueOrDefault(name) == "counter")
+            if (HistogramOf(name) is { } family)
+            {
+                if (name.EndsWith("_count", StringComparison.Ordinal))
+                {
+                    if (!histograms.TryGetValue(family, out var histogram))
+                    {
+                        histograms[family] = histogram = factory.CreateHistogram(family, family, names, new HistogramConfiguration { Buckets = buckets.GetValueOrDefault(family) ?? [] });
+                    }
+
+                    histogram.WithLabels(values).Observe(value); // one series (its buckets, sum and count) per label set
+                }
+            }
+            else if (types.GetValueOrDefault(name) == "counter")
             {
                 if (!counters.TryGetValue(name, out var counter))
                 {

@@ -183,7 +183,7 @@ internal sealed class EndpointPollReader(ServerTimeline timeline, IServerPollReq
 
     /// <summary>
     /// A cluster node's own view of the cluster (<c>CLUSTER INFO</c>), and which nodes it has (<c>CLUSTER NODES</c>, to
-    /// follow a node's removal: the client never forgets a server), read when its count of known nodes changes and once a minute.
+    /// follow a node's removal: the client never forgets a server), read when its count of known nodes changes, while it lists fewer than it counts, and once a minute.
     /// </summary>
     private async Task<(Dictionary<string, string>? Info, List<string>? Members)> ReadClusterAsync(IServer server, PollCommands commands, DateTimeOffset started)
     {
@@ -205,7 +205,8 @@ internal sealed class EndpointPollReader(ServerTimeline timeline, IServerPollReq
         {
             var nodesText = nodesReply.StartsWith("txt:", StringComparison.Ordinal) ? nodesReply[4..] : nodesReply;
             members = ReplyLimits.ParseClusterNodes(nodesText.Length <= ReplyLimits.MaxClusterNodesChars ? nodesText : throw new OversizedReplyException("CLUSTER NODES", nodesText.Length, ReplyLimits.MaxClusterNodesChars));
-            _knownNodes = clusterInfo.GetValueOrDefault("cluster_known_nodes");
+            var known = clusterInfo.GetValueOrDefault("cluster_known_nodes");
+            _knownNodes = ReplyLimits.ListsEveryKnownNode(known, members.Count) ? known : null; // a node in its handshake: read again next poll
             _membersRead = started;
         }
 

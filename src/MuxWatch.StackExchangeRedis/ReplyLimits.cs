@@ -47,6 +47,17 @@ internal static class ReplyLimits
     public const int MaxClusterNodes = 4096;
 
     /// <summary>
+    /// True when a node's member list (<paramref name="parsed"/> addresses, <see cref="ParseClusterNodes"/>) accounts for
+    /// every node its <c>cluster_known_nodes</c> counts (or reached <see cref="MaxClusterNodes"/>). A node still in the
+    /// handshake, or without an address, is counted but not listed: such a list is read again at the next poll, not a
+    /// minute later, or a node just added would pass as one that left its cluster until then (seen: the sidecar stopped
+    /// watching a node added a few seconds before).
+    /// </summary>
+    public static bool ListsEveryKnownNode(string? knownNodes, int parsed) =>
+        parsed >= MaxClusterNodes
+        || (int.TryParse(knownNodes, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var known) && parsed >= known);
+
+    /// <summary>
     /// The endpoints (<c>ip:port</c>, written as <see cref="EndpointText"/> writes the client's) of the nodes a
     /// <c>CLUSTER NODES</c> reply lists, within the limits above; a node still in handshake or without an
     /// address is no member yet.

@@ -44,4 +44,21 @@ public sealed class ReplyLimitsTests
 
         Assert.Equal(["127.0.0.1:30004", "127.0.0.1:30001", "[::1]:30003"], ReplyLimits.ParseClusterNodes(Text));
     }
+
+    [Fact]
+    public void A_member_list_that_skips_a_node_its_count_includes_is_read_again()
+    {
+        // Seen in a full test run: a node polled while the node just added was in its handshake counted 7 and listed 6;
+        // its list was not read again for a minute, and the added node passed as one that left the cluster.
+        const string Meeting =
+            "07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@31004 myself,master - 0 1426238317239 4 connected 0-5460\n"
+            + "292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:30003@31003 master - 0 1426238318243 3 connected 5461-16383\n"
+            + "6ec23923021cf3ffec47632106199cb7f496ce01 127.0.0.1:30005@31005 handshake - 0 0 0 connected\n";
+        const string Met = "6ec23923021cf3ffec47632106199cb7f496ce01 127.0.0.1:30005@31005 master - 0 0 0 connected\n";
+
+        Assert.False(ReplyLimits.ListsEveryKnownNode("3", ReplyLimits.ParseClusterNodes(Meeting).Count));
+        Assert.True(ReplyLimits.ListsEveryKnownNode("3", ReplyLimits.ParseClusterNodes(Meeting.Replace(Meeting.Split('\n')[2] + "\n", Met, StringComparison.Ordinal)).Count));
+        Assert.False(ReplyLimits.ListsEveryKnownNode(null, 2), "no count: read again");
+        Assert.True(ReplyLimits.ListsEveryKnownNode("5000", ReplyLimits.MaxClusterNodes), "a list cut at the cap is as complete as it will get");
+    }
 }

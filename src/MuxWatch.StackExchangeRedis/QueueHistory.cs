@@ -46,38 +46,26 @@ internal sealed class QueueHistory
     }
 
     /// <summary>Whether the connection was up at the last sample at or before <paramref name="asOf"/>; null when none kept was.</summary>
-    public bool? ConnectedAsOf(DateTimeOffset asOf)
-    {
-        (DateTimeOffset Time, bool Connected)? last = null;
-        lock (_gate)
-        {
-            foreach (var sample in _samples)
-            {
-                if (sample.Time != default && sample.Time <= asOf && (last is null || sample.Time > last.Value.Time))
-                {
-                    last = (sample.Time, sample.Connected);
-                }
-            }
-        }
-
-        return last?.Connected;
-    }
+    public bool? ConnectedAsOf(DateTimeOffset asOf) => LastAtOrBefore(asOf, onlyConnected: false)?.Connected;
 
     /// <summary>
     /// The last sample at or before <paramref name="asOf"/> that found the connection up; null when none kept did. A
     /// failure is read as of when it was caught: under a starved pool its reading can come ten seconds later, after
     /// the client has re-made the connection it lost (seen live), when the latest sample says nothing of before.
     /// </summary>
-    public DateTimeOffset? LastConnected(DateTimeOffset asOf)
+    public DateTimeOffset? LastConnected(DateTimeOffset asOf) => LastAtOrBefore(asOf, onlyConnected: true)?.Time;
+
+    /// <summary>The latest sample kept at or before <paramref name="asOf"/> (of those that found the connection up, when <paramref name="onlyConnected"/>).</summary>
+    private (DateTimeOffset Time, bool Connected)? LastAtOrBefore(DateTimeOffset asOf, bool onlyConnected)
     {
-        DateTimeOffset? last = null;
+        (DateTimeOffset Time, bool Connected)? last = null;
         lock (_gate)
         {
             foreach (var sample in _samples)
             {
-                if (sample.Connected && sample.Time <= asOf && (last is null || sample.Time > last))
+                if (sample.Time != default && sample.Time <= asOf && (sample.Connected || !onlyConnected) && (last is null || sample.Time > last.Value.Time))
                 {
-                    last = sample.Time;
+                    last = (sample.Time, sample.Connected);
                 }
             }
         }

@@ -14,6 +14,7 @@ using MuxWatch.Benchmarks;
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- witness-cost      (the witness thread's own CPU, quiet and busy)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- capture-cost      (one stack capture of the pool: time, CPU, memory, the app's requests meanwhile; --idle: alone)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- fork-projection   (the next fork's projection against the real fork, as the dataset grows)
+// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- prometheus-floor scrape.txt  (prometheus-net alone serving a saved scrape's series)
 // Smoke runs (what the test command does): --filter '*' --job dry --inProcess; hook-overhead --rounds 3 --throws 100
 if (args.Length > 0 && args[0] == "hook-overhead")
 {
@@ -68,6 +69,13 @@ if (args.Length > 0 && args[0] == "idle-app")
 if (args.Length > 0 && args[0] == "sidecar-fleet")
 {
     return await SidecarFleet.RunAsync(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "prometheus-floor")
+{
+    // prometheus-floor FILE [SCRAPES]: prometheus-net alone serving the series of a saved scrape (the floor sidecar-fleet measures)
+    await PrometheusNetFloor.MedianAsync(await File.ReadAllTextAsync(args[1]), args.Length > 2 ? int.Parse(args[2], System.Globalization.CultureInfo.InvariantCulture) : 50);
+    return 0;
 }
 
 if (args.Length > 0 && args[0] == "sidecar-scale")

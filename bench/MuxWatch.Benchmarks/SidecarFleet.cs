@@ -24,8 +24,11 @@ internal static class SidecarFleet
     private sealed record Figures(string Build, int Endpoints, double CpuMsPerSecond, double ResidentMedian, double ResidentPeak,
         double ScrapeMedian, double ScrapeP95, double ScrapeKilobytes, int Series, double ServerMicroseconds, double ServerCalls)
     {
-        /// <summary>prometheus-net alone serving the same series in the same run (<see cref="PrometheusNetFloor"/>); 0 when not measured.</summary>
+        /// <summary>prometheus-net alone serving the same series in the same run, built as this build is (<see cref="PrometheusNetFloor"/>); 0 when not measured.</summary>
         public double FloorMedian { get; init; }
+
+        /// <summary>For the native build, prometheus-net alone run by <c>dotnet</c> as well: the native compiler's own cost; 0 otherwise.</summary>
+        public double DotnetFloorMedian { get; init; }
     }
 
     public static async Task<int> RunAsync(string[] args)
@@ -45,6 +48,7 @@ internal static class SidecarFleet
         settings.AddRange(environment.Select(e => "env:" + e));
         var serverCount = (counts[^1] + addresses - 1) / addresses;
         var native = builds.Contains("native") ? await NativeBuildAsync() : null;
+        var nativeFloor = builds.Contains("native") ? await PublishNativeAsync("MuxWatch.PrometheusFloor", Path.Combine("bench", "MuxWatch.PrometheusFloor"), "bench-native-floor") : null;
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"sidecar-fleet{(settings.Count > 0 ? $" ({string.Join(", ", settings)})" : "")}: {string.Join(" and ", counts)} separate endpoints (up to {serverCount} redis-servers x {addresses} loopback addresses, {keys:N0} keys each), builds {string.Join(", ", builds)}, warm-up {warmup.TotalSeconds:0} s, window {window.TotalSeconds:0} s, {scrapes} scrapes, {Environment.ProcessorCount} cores"));
 
@@ -76,7 +80,7 @@ internal static class SidecarFleet
                 foreach (var count in counts)
                 {
                     var used = servers.Take((count + addresses - 1) / addresses).ToList();
-                    results.Add(await MeasureSidecarAsync(build, allEndpoints.Take(count).ToList(), used, admin, settings, warmup, window, scrapes));
+                    results.Add(await MeasureSidecarAsync(build, allEndpoints.Take(count).ToList(), used, admin, settings, warmup, window, scrapes, build == "native" ? nativeFloor : null));
                 }
             }
 
@@ -107,16 +111,17 @@ internal static class SidecarFleet
     /// The native build: <c>MUXWATCH_SERVICE_EXECUTABLE</c> when it names one (test.sh's, the container's), else
     /// published here as the Dockerfile publishes it (about two minutes), into artifacts/bench-native.
     /// </summary>
-    private static async Task<string> NativeBuildAsync()
-    {
-        if (Environment.GetEnvironmentVariable(BuiltProgram.ServiceExecutableVariable) is { Length: > 0 } given)
-        {
-            return given;
-        }
+    private static async Task<string> NativeBuildAsync() =>
+        Environment.GetEnvironmentVariable(BuiltProgram.ServiceExecutableVariable) is { Length: > 0 } given
+            ? given
+            : await PublishNativeAsync("MuxWatch.Tool", Path.Combine("src", "MuxWatch.Tool"), "bench-native");
 
-        var output = Path.Combine(BuiltProgram.RepositoryRoot, "artifacts", "bench-native");
-        Console.WriteLine($"publishing the native build as the Dockerfile does, into {output} ...");
-        var publish = new ProcessStartInfo("dotnet", ["publish", Path.Combine(BuiltProgram.RepositoryRoot, "src", "MuxWatch.Tool", "MuxWatch.Tool.csproj"),
+    /// <summary>Publishes <paramref name="project"/> native as the Dockerfile publishes the service, into artifacts/<paramref name="folder"/>; returns the executable.</summary>
+    private static async Task<string> PublishNativeAsync(string project, string directory, string folder)
+    {
+        var output = Path.Combine(BuiltProgram.RepositoryRoot, "artifacts", folder);
+        Console.WriteLine($"publishing {project} native as the Dockerfile does, into {output} ...");
+        var publish = new ProcessStartInfo("dotnet", ["publish", Path.Combine(BuiltProgram.RepositoryRoot, directory, project + ".csproj"),
             "-c", "Release", "--use-current-runtime", "-p:PublishAot=true", "-p:DebugType=none", "-p:GenerateDocumentationFile=false", "-o", output, "-nologo", "-v", "quiet"])
         {
             RedirectStandardOutput = true,
@@ -126,10 +131,10 @@ internal static class SidecarFleet
         var (exitCode, text, error) = await BuiltProgram.RunAsync(publish, timeout: TimeSpan.FromMinutes(10));
         if (exitCode != 0)
         {
-            throw new InvalidOperationException($"the native publish failed ({exitCode}): {error}{text}");
+            throw new InvalidOperationException($"the native publish of {project} failed ({exitCode}): {error}{text}");
         }
 
-        return Path.Combine(output, "MuxWatch.Tool");
+        return Path.Combine(output, project);
     }
 
     /// <summary>Every figure in one table, then how each grew from the smallest count to the largest, and MuxWatch's cost to a server against redis_exporter's.</summary>
@@ -165,7 +170,8 @@ internal static class SidecarFleet
             var exporterCpu = results.FirstOrDefault(e => e.Build == "redis_exporter" && e.Endpoints == r.Endpoints)?.CpuMsPerSecond;
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"goals, {r.Build} at {r.Endpoints}: CPU / redis_exporter's {(exporterCpu is > 0 and var e ? (r.CpuMsPerSecond / e).ToString("F2", CultureInfo.InvariantCulture) : "n/a")} (at most 0.33); "
-                + $"/metrics / prometheus-net alone {(r.FloorMedian > 0 ? (r.ScrapeMedian / r.FloorMedian).ToString("F2", CultureInfo.InvariantCulture) : "n/a")} (at most 1.2); "
+                + $"/metrics / prometheus-net alone built the same way {(r.FloorMedian > 0 ? (r.ScrapeMedian / r.FloorMedian).ToString("F2", CultureInfo.InvariantCulture) : "n/a")} (at most 1.2)"
+                + $"{(r.DotnetFloorMedian > 0 ? ", / prometheus-net alone run by dotnet " + (r.ScrapeMedian / r.DotnetFloorMedian).ToString("F2", CultureInfo.InvariantCulture) : "")}; "
                 + $"peak resident {r.ResidentPeak:F0} MB (under 90)"));
         }
 
@@ -191,7 +197,7 @@ internal static class SidecarFleet
         }
     }
 
-    private static async Task<Figures> MeasureSidecarAsync(string build, List<string> endpoints, List<RedisServer> servers, ConnectionMultiplexer admin, List<string> settings, TimeSpan warmup, TimeSpan window, int scrapes)
+    private static async Task<Figures> MeasureSidecarAsync(string build, List<string> endpoints, List<RedisServer> servers, ConnectionMultiplexer admin, List<string> settings, TimeSpan warmup, TimeSpan window, int scrapes, string? nativeFloor)
     {
         var port = FreePort.Next();
         var info = BuiltProgram.StartInfo("MuxWatch.Tool", ["--urls", $"http://127.0.0.1:{port}", .. settings.Where(s => !s.StartsWith("env:", StringComparison.Ordinal)).Select(s => "--" + s)]);
@@ -247,7 +253,8 @@ internal static class SidecarFleet
             var figures = new Figures(build, endpoints.Count, cpuMsPerSecond, resident[resident.Count / 2], PeakMegabytes(process.Id), median, p95, bytes / 1024.0, series,
                 perCommand.Values.Sum(v => v.Microseconds), perCommand.Values.Sum(v => v.Calls))
             {
-                FloorMedian = await PrometheusNetFloor.MedianAsync(text, scrapes),
+                FloorMedian = await PrometheusNetFloor.MedianAsync(text, scrapes, nativeFloor),
+                DotnetFloorMedian = nativeFloor is null ? 0 : await PrometheusNetFloor.MedianAsync(text, scrapes),
             };
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"  MuxWatch sidecar: CPU {cpuMsPerSecond:F1} ms/s ({cpuMsPerSecond * 1000 / endpoints.Count:F0} µs/s an endpoint); resident {figures.ResidentMedian:F0} MB median, {figures.ResidentPeak:F0} MB peak; /metrics {median:F2} ms median, {p95:F2} ms p95, {bytes / 1024.0:F0} KB, {series:N0} series ({(double)series / endpoints.Count:F1} an endpoint)"));

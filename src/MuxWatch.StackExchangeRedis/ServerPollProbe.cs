@@ -55,7 +55,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         ILogger<ServerPollProbe>? logger = null)
     {
         _multiplexers = multiplexers;
-        _senders = new SlowlogSenders(multiplexers);
+        _senders = new SlowlogSenders(multiplexers, time);
         _timelines = timelines;
         _polls = polls;
         _requests = requests;

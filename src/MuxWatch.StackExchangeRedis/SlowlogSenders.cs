@@ -8,10 +8,28 @@ namespace MuxWatch.StackExchangeRedis;
 /// library's version), or MuxWatch's own poller. Redis records the name with each entry (4.0 and later); the
 /// address alone would need <c>CLIENT LIST</c> at the moment of the command, which MuxWatch does not ask for.
 /// </summary>
-internal sealed class SlowlogSenders(WatchedMultiplexers multiplexers)
+/// <remarks>
+/// Each answer is remembered per endpoint and client name until the watched multiplexers change or a minute passes
+/// (a multiplexer's servers can change under it: a cluster's nodes): every poll reads the newest entries again, and
+/// working each one out anew cost a scan of every watched multiplexer per entry, which at 500 endpoints of one
+/// sidecar, each a multiplexer, is quadratic (measured: a few percent of the sidecar's CPU with one entry a server;
+/// a full slow log is 64 entries a poll).
+/// </remarks>
+internal sealed class SlowlogSenders(WatchedMultiplexers multiplexers, TimeProvider time)
 {
     /// <summary>The most multiplexers named in one answer; more share the name and are counted.</summary>
     private const int MaxNamed = 3;
+
+    /// <summary>How long an answer is remembered while the watched multiplexers stay the same.</summary>
+    internal static readonly TimeSpan Remembered = TimeSpan.FromMinutes(1);
+
+    /// <summary>The most answers remembered (a client name is the server's text: a hostile one can send many); past it, all are forgotten.</summary>
+    internal const int MaxRemembered = 4096;
+
+    private readonly Lock _gate = new();
+    private readonly Dictionary<(string Endpoint, string ClientName), string?> _answers = [];
+    private IReadOnlyList<WatchedMultiplexer>? _answeredFor;
+    private DateTimeOffset _answeredSince;
 
     /// <summary>
     /// How MuxWatch knows the client named <paramref name="clientName"/> that sent a command to
@@ -30,7 +48,36 @@ internal sealed class SlowlogSenders(WatchedMultiplexers multiplexers)
             return "MuxWatch's own polling connection";
         }
 
-        var matches = multiplexers.All.Where(w => w.Multiplexer is { } multiplexer && SentName(multiplexer) == clientName && w.HasEndpoint(endpoint)).ToList();
+        var watched = multiplexers.All;
+        var now = time.GetUtcNow();
+        lock (_gate)
+        {
+            if (!ReferenceEquals(watched, _answeredFor) || now - _answeredSince >= Remembered || _answers.Count >= MaxRemembered)
+            {
+                _answers.Clear();
+                (_answeredFor, _answeredSince) = (watched, now);
+            }
+            else if (_answers.TryGetValue((endpoint, clientName), out var remembered))
+            {
+                return remembered;
+            }
+        }
+
+        var answer = WorkOut(watched, clientName, endpoint);
+        lock (_gate)
+        {
+            if (ReferenceEquals(watched, _answeredFor))
+            {
+                _answers[(endpoint, clientName)] = answer;
+            }
+        }
+
+        return answer;
+    }
+
+    private static string? WorkOut(IReadOnlyList<WatchedMultiplexer> watched, string clientName, string endpoint)
+    {
+        var matches = watched.Where(w => w.Multiplexer is { } multiplexer && SentName(multiplexer) == clientName && w.HasEndpoint(endpoint)).ToList();
         if (matches.Count == 0)
         {
             return clientName == OwnedConnection.ClientName ? "MuxWatch's own connection" : null;

@@ -70,7 +70,7 @@ public static class MuxWatchEndpointRouteBuilderExtensions
         ArgumentNullException.ThrowIfNull(endpoints);
         var registry = endpoints.ServiceProvider.GetRequiredService<MuxWatchMetrics>().Registry;
         var pipeline = endpoints.CreateApplicationBuilder()
-            .Use(WholeScrapeBuffering.InvokeAsync) // prometheus-net renders (and negotiates the format); the scrape leaves in one write
+            .Use(ChunkedScrapeBuffering.InvokeAsync) // prometheus-net renders (and negotiates the format); the scrape leaves a 256 KiB chunk at a time
             .UseMiddleware<MetricServerMiddleware>(new MetricServerMiddleware.Settings { Registry = registry })
             .Build();
         return endpoints.Map(pattern, pipeline).WithDisplayName("MuxWatch metrics");

@@ -77,7 +77,7 @@ public sealed class InProcessApiTests : IAsyncLifetime
     [Fact]
     public async Task The_apps_metrics_answer_whole_with_their_length_in_either_format()
     {
-        // Rendered into a buffer first, then sent in one write: the body is whole and its length declared.
+        // An app's scrape fits one chunk (ChunkedScrapeBuffering): sent in one write, the body is whole and its length declared.
         using var text = await _client.GetAsync(new Uri("/metrics", UriKind.Relative));
         var textBody = await text.Content.ReadAsByteArrayAsync();
         Assert.Equal(HttpStatusCode.OK, text.StatusCode);

@@ -34,13 +34,21 @@ public sealed class TlsTargetTests : IAsyncLifetime
         // The witness checks the certificate as the poller does (the configured CA), and is answered over TLS (before the
         // fix it spoke plain TCP to the TLS port: the guard on MuxWatch's connections leaves their options ssl=false).
         var polling = string.Empty;
-        await Eventually.UntilAsync(async () =>
+        try
         {
-            using var events = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri($"/api/events?endpoint={_redis.EndPoint}", UriKind.Relative)));
-            var status = events.RootElement.GetProperty("endpoints")[0].GetProperty("polling");
-            polling = status.ToString();
-            return status.GetProperty("witnessAnsweredAt").ValueKind == JsonValueKind.String;
-        }, "the witness answered over TLS");
+            await Eventually.UntilAsync(async () =>
+            {
+                using var events = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri($"/api/events?endpoint={_redis.EndPoint}", UriKind.Relative)));
+                var status = events.RootElement.GetProperty("endpoints")[0].GetProperty("polling");
+                polling = status.ToString();
+                return status.GetProperty("witnessAnsweredAt").ValueKind == JsonValueKind.String;
+            }, "the witness answered over TLS");
+        }
+        catch (TimeoutException ex)
+        {
+            throw new TimeoutException($"{ex.Message}; the endpoint's polling status then: {polling}", ex); // why (a refusal, a lost witness) is in it
+        }
+
         Assert.Contains("\"witnessRefused\":null", polling, StringComparison.Ordinal);
 
         await _redis.CommandAsync("DEBUG", "POPULATE", "1000");

@@ -72,12 +72,15 @@ public sealed class EventPipeStacksTests
     }
 
     [Fact]
-    public void Its_temporary_files_are_gone_after_it()
+    public async Task Its_temporary_files_are_gone_after_it()
     {
         var before = Directory.GetFiles(Path.GetTempPath(), $"muxwatch-stacks-{Environment.ProcessId}-*");
 
         _ = EventPipeStacks.Sample(TimeSpan.FromMilliseconds(100));
 
-        Assert.Equal(before, Directory.GetFiles(Path.GetTempPath(), $"muxwatch-stacks-{Environment.ProcessId}-*"));
+        // Other tests in this process capture too, their files coming and going meanwhile (seen in a full run: two of
+        // theirs listed before, gone after): none may stay behind once the captures under way are over.
+        await Eventually.UntilAsync(() => !Directory.GetFiles(Path.GetTempPath(), $"muxwatch-stacks-{Environment.ProcessId}-*").Except(before).Any(),
+            "no temporary file of a capture left behind");
     }
 }

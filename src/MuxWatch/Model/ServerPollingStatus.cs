@@ -34,4 +34,11 @@ public sealed record ServerPollingStatus(
 
     /// <summary>Why MuxWatch's witness has no connection to the server: its TLS certificate was refused (checked as the poller checks it); null otherwise.</summary>
     public string? WitnessRefused { get; init; }
+
+    /// <summary>
+    /// Until when MuxWatch's witness has no connection to the server because one of its reads or writes held the
+    /// thread every endpoint's witness shares (over 20 ms: a TLS record trickled in byte by byte, a write to a full
+    /// socket); null otherwise. A false one (the thread made to wait for a CPU) blinds this endpoint's witness for 30 s.
+    /// </summary>
+    public DateTimeOffset? WitnessHeldOffUntil { get; init; }
 }

@@ -203,6 +203,7 @@ internal sealed class EndpointWitness : IDisposable
     {
         Lose(now, string.Create(System.Globalization.CultureInfo.InvariantCulture, $"held the witness's thread {heldMs:F0} ms"));
         _nextConnect = now + HeldBackoff;
+        _timeline.NoteWitnessHeldOff(_nextConnect);
     }
 
     /// <summary>How long an endpoint whose connection held the witness's thread goes without a witness.</summary>
@@ -246,6 +247,7 @@ internal sealed class EndpointWitness : IDisposable
     private void Connected(DateTimeOffset now, WitnessConnection connection)
     {
         _timeline.NoteWitnessRefused(null);
+        _timeline.NoteWitnessHeldOff(null);
         _connection = connection;
         _everConnected = true;
         _nextSend = now;

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using MuxWatch.Model;
 
 namespace MuxWatch.State;
@@ -11,6 +12,7 @@ public sealed partial class ServerTimeline
     private readonly WitnessAnswers _answers = new(MaxWitnessAnswers);
     private WitnessTarget? _witnessTarget;
     private string? _witnessRefused;
+    private StrongBox<DateTimeOffset>? _witnessHeldOffUntil;
 
     /// <summary>
     /// Where MuxWatch's witness (a plain connection of its own, on a dedicated thread) reaches this endpoint's
@@ -27,6 +29,11 @@ public sealed partial class ServerTimeline
 
     /// <summary>Why the witness has no connection to this server when its TLS handshake was refused (null once it connects).</summary>
     internal void NoteWitnessRefused(string? reason) => Volatile.Write(ref _witnessRefused, reason);
+
+    /// <summary>Until when the witness is off because its connection held the witness's thread (null once it connects again).</summary>
+    internal void NoteWitnessHeldOff(DateTimeOffset? until) => Volatile.Write(ref _witnessHeldOffUntil, until is { } at ? new StrongBox<DateTimeOffset>(at) : null);
+
+    private DateTimeOffset? WitnessHeldOffUntil => Volatile.Read(ref _witnessHeldOffUntil)?.Value;
 
     /// <summary>Where the witness reaches the server; null until <see cref="WitnessAt"/>.</summary>
     internal WitnessTarget? Witness => Volatile.Read(ref _witnessTarget);

@@ -85,5 +85,6 @@ public sealed partial class ServerTimeline
         WitnessRoundTripMs = _answers.Last is { } last ? (last.Answered - last.Sent).TotalMilliseconds : null,
         WitnessSilentSince = Log.RunningSince(ServerEventKind.Silence) ?? Log.RunningSince(ServerEventKind.Unreachable),
         WitnessRefused = Volatile.Read(ref _witnessRefused),
+        WitnessHeldOffUntil = WitnessHeldOffUntil,
     };
 }

@@ -220,6 +220,79 @@ public sealed class WitnessLiveTests
     }
 
     [Fact]
+    public async Task A_tls_answer_trickled_after_the_handshake_takes_its_endpoints_witness_off_and_no_other_endpoint_sees_a_silence()
+    {
+        // The handshake runs off the shared thread, but a read does not: a record whose header arrives and whose body
+        // trickles in holds the witness's thread for as long as it trickles (each byte within the socket's timeout).
+        await using var healthy = await RedisServer.StartAsync();
+        using var key = System.Security.Cryptography.RSA.Create(2048);
+        var request = new System.Security.Cryptography.X509Certificates.CertificateRequest("CN=localhost", key,
+            System.Security.Cryptography.HashAlgorithmName.SHA256, System.Security.Cryptography.RSASignaturePadding.Pkcs1);
+        using var certificate = request.CreateSelfSigned(DateTimeOffset.UtcNow.AddDays(-1), DateTimeOffset.UtcNow.AddDays(1));
+        using var trickler = new TcpListener(IPAddress.Loopback, 0);
+        trickler.Start();
+        using var stop = new CancellationTokenSource();
+        var trickled = 0;
+        var serving = Task.Run(async () =>
+        {
+            var held = new List<IDisposable>();
+            try
+            {
+                while (!stop.IsCancellationRequested)
+                {
+                    var client = await trickler.AcceptTcpClientAsync(stop.Token);
+                    held.Add(client);
+                    var tls = new System.Net.Security.SslStream(client.GetStream(), leaveInnerStreamOpen: true);
+                    held.Add(tls);
+                    await tls.AuthenticateAsServerAsync(certificate);
+                    var buffer = new byte[64];
+                    await tls.ReadAtLeastAsync(buffer, "PING\r\n".Length, cancellationToken: stop.Token);
+                    // An application-data record that promises 32 bytes, sent one every 100 ms (the pace being induced,
+                    // not a wait for a condition): about 3 s of the witness's thread, each byte within its 200 ms timeout.
+                    await client.GetStream().WriteAsync(new byte[] { 0x17, 0x03, 0x03, 0x00, 0x20 }, stop.Token);
+                    for (var i = 0; i < 32; i++)
+                    {
+                        await Task.Delay(100, stop.Token);
+                        await client.GetStream().WriteAsync(new byte[] { 0x42 }, stop.Token);
+                        Interlocked.Increment(ref trickled);
+                    }
+                }
+            }
+            catch (Exception ex) when (ex is OperationCanceledException or SocketException or IOException or ObjectDisposedException or System.Security.Authentication.AuthenticationException)
+            {
+            }
+            finally
+            {
+                held.ForEach(c => c.Dispose());
+            }
+        });
+
+        var options = Options.Create(new MuxWatchOptions { WitnessInterval = TimeSpan.FromMilliseconds(100), WitnessQuietInterval = TimeSpan.FromMilliseconds(100) });
+        var timelines = new ServerTimelines(options);
+        var watched = timelines.GetOrAdd(healthy.EndPoint);
+        watched.WitnessAt(IPEndPoint.Parse(healthy.EndPoint), null);
+        var target = timelines.GetOrAdd($"127.0.0.1:{((IPEndPoint)trickler.LocalEndpoint).Port}");
+        var pinned = certificate.GetCertHashString();
+        target.WitnessAt(trickler.LocalEndpoint, "localhost", (_, presented, _, _) => presented?.GetCertHashString() == pinned); // this test's own certificate
+        using var thread = new WitnessThread(timelines, new RuntimeHistory(), TimeProvider.System, options);
+        await thread.StartAsync(CancellationToken.None);
+
+        await Eventually.UntilAsync(() => target.Status().WitnessHeldOffUntil is not null, "the trickling endpoint's witness taken off");
+        var heldOffUntil = target.Status().WitnessHeldOffUntil!.Value;
+        Assert.True(Volatile.Read(ref trickled) >= 20, $"taken off after {trickled} trickled bytes: it held the thread");
+        Assert.InRange(heldOffUntil - DateTimeOffset.UtcNow, TimeSpan.FromSeconds(20), EndpointWitness.HeldBackoff);
+        var answered = watched.Status().WitnessAnsweredAt;
+        await Eventually.UntilAsync(() => watched.Status().WitnessAnsweredAt > answered, "the healthy endpoint answered after the hold");
+
+        // The seconds the thread was held are its own, never the healthy server's silence.
+        Assert.DoesNotContain(watched.Events(), e => e.Kind == ServerEventKind.Silence);
+        Assert.DoesNotContain(target.Events(), e => e.Kind == ServerEventKind.Unreachable);
+        await stop.CancelAsync();
+        trickler.Stop();
+        await serving;
+    }
+
+    [Fact]
     public async Task Only_a_pong_or_an_error_is_an_answer()
     {
         // Any line used to count as the server answering: a forged or held-back reply decided the diagnosis.

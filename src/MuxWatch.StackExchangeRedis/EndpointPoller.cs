@@ -34,6 +34,9 @@ internal sealed class EndpointPoller(ServerPolls polls, ServerTimeline timeline,
         set => Interlocked.Exchange(ref _clientTimeoutTicks, value?.Ticks ?? -1);
     }
 
+    /// <summary>True while a poll is in flight (tests wait for its end).</summary>
+    internal bool InFlight => Volatile.Read(ref _inFlight) == 1;
+
     /// <summary>The endpoint is no longer watched: a poll still in flight is dropped when it ends; once this returns, none writes again.</summary>
     public void Retire()
     {
@@ -46,14 +49,19 @@ internal sealed class EndpointPoller(ServerPolls polls, ServerTimeline timeline,
     /// <summary>True when the pipeline waits for this endpoint's next poll, or an interval (a save, a load) runs on it: poll at the busy cadence.</summary>
     private bool PollSoon => requests.IsPollWanted(timeline.Endpoint) || timeline.IntervalRunning;
 
-    /// <summary>Starts a poll when one is due (on the <see cref="Cadence"/>, or a whole back-off after an oversized reply) and none is in flight.</summary>
-    public void StartIfDue(DateTimeOffset now, IConnectionMultiplexer connection, EndPoint endpoint, MuxWatchOptions settings, TimeSpan phase, CancellationToken stopping)
+    /// <summary>
+    /// Starts a poll when one is due (on the <see cref="Cadence"/>, or a whole back-off after an oversized reply) and none is in flight;
+    /// while <paramref name="processQuiet"/>, the calm interval is <see cref="MuxWatchOptions.ServerPollQuietMultiple"/> times longer.
+    /// </summary>
+    public void StartIfDue(DateTimeOffset now, IConnectionMultiplexer connection, EndPoint endpoint, MuxWatchOptions settings, TimeSpan phase, bool processQuiet, CancellationToken stopping)
     {
-        // After an oversized reply, a whole back-off from the last start (10% slack for the loop's ticks); else the PINGs' cadence (one wake of the pool).
+        // After an oversized reply, a whole back-off from the last start (10% slack for the loop's ticks); else the PINGs' cadence (one wake of the pool),
+        // a multiple of it while the process is quiet (a whole multiple: the slots stay the PINGs' ticks).
         var backoff = _reader.Backoff;
+        var calm = processQuiet ? settings.ServerPollInterval * settings.ServerPollQuietMultiple : settings.ServerPollInterval;
         var due = backoff > TimeSpan.Zero
             ? now - _lastStart >= Max(backoff, settings.ServerPollInterval) * 0.9
-            : Cadence.InNewSlot(_lastStart, now, PollSoon ? Min(settings.ServerPollInterval, Max(settings.ProbeInterval, BusyInterval)) : settings.ServerPollInterval, phase);
+            : Cadence.InNewSlot(_lastStart, now, PollSoon ? Min(settings.ServerPollInterval, Max(settings.ProbeInterval, BusyInterval)) : calm, phase);
         if (!due || Interlocked.CompareExchange(ref _inFlight, 1, 0) != 0)
         {
             return;

@@ -41,6 +41,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
     private readonly TimeProvider _time;
     private readonly IOptions<MuxWatchOptions> _options;
     private readonly ILogger _logger;
+    private readonly ProcessActivity? _activity;
     private readonly ConcurrentDictionary<string, AdminConnection> _connections = new(StringComparer.Ordinal);
     private readonly ConcurrentDictionary<string, EndpointPoller> _pollers = new(StringComparer.OrdinalIgnoreCase);
 
@@ -52,8 +53,10 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         MuxWatchMetrics metrics,
         TimeProvider time,
         IOptions<MuxWatchOptions> options,
-        ILogger<ServerPollProbe>? logger = null)
+        ILogger<ServerPollProbe>? logger = null,
+        ProcessActivity? activity = null)
     {
+        _activity = activity;
         _multiplexers = multiplexers;
         _senders = new SlowlogSenders(multiplexers, time);
         _timelines = timelines;
@@ -74,6 +77,8 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         {
             return;
         }
+
+        var quiet = _activity?.IsQuiet(now) == true; // an idle app is polled at a slower calm pace (ServerPollQuietMultiple)
 
         // Each endpoint is polled once per cycle, by the first watched multiplexer (in registration order)
         // whose polling connection is up or still being made; if that one goes, the next takes over with
@@ -149,7 +154,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
                             new EndpointPoller(state.Probe._polls, state.Timeline, state.Probe._requests, state.Probe._metrics, state.Probe._time, state.Probe._senders), (Probe: this, Timeline: timeline));
                     }
 
-                    poller.StartIfDue(now, connection, servers[i].EndPoint, settings, Cadence.PhaseOf(endpoints[i], _pollers.Count, settings.ProbeInterval), stopping);
+                    poller.StartIfDue(now, connection, servers[i].EndPoint, settings, Cadence.PhaseOf(endpoints[i], _pollers.Count, settings.ProbeInterval), quiet, stopping);
                 }
             }
         }

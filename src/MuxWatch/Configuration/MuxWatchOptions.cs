@@ -116,6 +116,17 @@ public sealed class MuxWatchOptions
     public TimeSpan ServerPollInterval { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>
+    /// While this process is quiet (no thread-pool work and no CPU to speak of for 5 s: an idle app), the calm server
+    /// poll comes this many times less often (default 6: once a minute at the default 10 s, still on the PINGs' clock-aligned
+    /// ticks); 1 keeps <see cref="ServerPollInterval"/> always. A timeout waiting for the endpoint, a save or load running
+    /// on it, or the process turning busy brings the next poll at once, and what a poll reads is kept by the server in
+    /// between. In an idle app the poll was most of what watching cost over its first ten minutes (the JIT optimizing
+    /// code run every 10 s; docs/benchmarks.md). The sidecar, whose polls are its work, sets 1 in its appsettings.json.
+    /// </summary>
+    [Range(1, 360)]
+    public int ServerPollQuietMultiple { get; set; } = 6;
+
+    /// <summary>
     /// Keep a plain connection of MuxWatch's own to each polled endpoint, on a dedicated thread, and PING the
     /// server on it (default on; needs <see cref="ServerPolling"/>). It is the second witness beside the app's
     /// connection: when the app's requests wait, whether the server answered MuxWatch meanwhile tells a server

@@ -7,14 +7,15 @@ namespace MuxWatch.Sources;
 /// <summary>
 /// Samples the .NET thread pool each cycle into the <c>muxwatch_threadpool_*</c> families and the <see cref="ThreadPoolHistory"/>;
 /// a pool that stays starved with work queued asks for its workers' stacks (<see cref="PoolStackCapturer"/>), and a pool
-/// other than calm keeps the runtime's thread-pool events heard (<see cref="ThreadPoolEvents"/>).
+/// other than calm keeps the runtime's thread-pool events heard (<see cref="ThreadPoolEvents"/>); and it notes whether the
+/// process is busy (<see cref="ProcessActivity"/>).
 /// </summary>
 /// <remarks>
 /// The runtime's own word (<see cref="ThreadPoolEventListener"/>) asks first when threads block on tasks; CPU-bound
 /// work that keeps every thread busy makes the pool climb without its starvation reason (measured: the busy test app,
 /// 300 items of 300 ms on 2 cores, gave none), so MuxWatch's own sample asks too.
 /// </remarks>
-internal sealed class ThreadPoolProbe(MuxWatchMetrics metrics, ThreadPoolHistory history, PoolStackCapturer? capturer = null, ThreadPoolEvents? events = null) : IPeriodicProbe
+internal sealed class ThreadPoolProbe(MuxWatchMetrics metrics, ThreadPoolHistory history, PoolStackCapturer? capturer = null, ThreadPoolEvents? events = null, ProcessActivity? activity = null) : IPeriodicProbe
 {
     /// <summary>How long the pool must stay busy over its minimum with work queued before its stacks are asked for.</summary>
     internal static readonly TimeSpan StarvedFor = TimeSpan.FromSeconds(1);
@@ -33,6 +34,7 @@ internal sealed class ThreadPoolProbe(MuxWatchMetrics metrics, ThreadPoolHistory
         metrics.RecordThreadPool(pool);
         history.Add(now, pool);
         events?.PoolSampled(now, pool.IsCalm);
+        activity?.NoteBusy(now); // with the witness off, the probe loop alone says whether the process is quiet
 
         if (pool.IsCalm)
         {

@@ -44,18 +44,6 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     /// </summary>
     internal static readonly TimeSpan QuietTick = TimeSpan.FromSeconds(1);
 
-    /// <summary>The span the process's activity is measured over.</summary>
-    private static readonly TimeSpan ActivitySpan = TimeSpan.FromSeconds(1);
-
-    /// <summary>How long the process counts as busy after a span that saw it busy.</summary>
-    private static readonly TimeSpan BusyFor = TimeSpan.FromSeconds(5);
-
-    /// <summary>Pool work items a second from which the process counts as busy (an idle ASP.NET Core app completes one or two).</summary>
-    private const double BusyWorkItemsPerSecond = 10;
-
-    /// <summary>The share of one core from which the process counts as busy (an idle app uses a fraction of a percent).</summary>
-    private const double BusyCpuShare = 0.02;
-
     /// <summary>How often the witnesses are matched to the timelines (endpoints come and go rarely).</summary>
     private static readonly TimeSpan ReconcileEvery = TimeSpan.FromSeconds(1);
 
@@ -87,14 +75,14 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
 
     /// <summary>True when the last step's short tick was only for the PINGs in flight (a quiet process): once answered, the quiet tick.</summary>
     private bool _quietOnceAnswered;
-    private DateTimeOffset _busyUntil;
-    private (DateTimeOffset Time, long WorkItems, double CpuMs)? _lastActivity;
+    private readonly ProcessActivity _activity;
     private int _disposed;
     private long _cycles;
     private readonly IServerPollRequests? _pollRequests;
 
-    public WitnessThread(ServerTimelines timelines, RuntimeHistory runtime, TimeProvider time, IOptions<MuxWatchOptions> options, ILogger<WitnessThread>? logger = null, IServerPollRequests? pollRequests = null)
+    public WitnessThread(ServerTimelines timelines, RuntimeHistory runtime, TimeProvider time, IOptions<MuxWatchOptions> options, ILogger<WitnessThread>? logger = null, IServerPollRequests? pollRequests = null, ProcessActivity? activity = null)
     {
+        _activity = activity ?? new ProcessActivity();
         _timelines = timelines;
         _pollRequests = pollRequests;
         _runtime = runtime;
@@ -243,7 +231,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         var gcPause = GC.GetTotalPauseDuration().TotalMilliseconds;
         var cpuMs = Environment.CpuUsage.TotalTime.TotalMilliseconds;
         _runtime.Add(now, gcPause, cpuMs, _lateWakeMs);
-        var busy = NoteActivity(now, cpuMs);
+        var busy = _activity.NoteBusy(now);
 
         var settings = _options.Value;
         var calm = busy ? settings.WitnessInterval : Max(settings.WitnessInterval, settings.WitnessQuietInterval);
@@ -286,34 +274,6 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         _heldMs += heldMs;
         witness.HeldTheThread(_time.GetUtcNow(), heldMs);
         LogHeld(_logger, (timeline ?? _witnesses.FirstOrDefault(w => ReferenceEquals(w.Value, witness)).Key)?.Endpoint ?? "?", heldMs);
-    }
-
-    /// <summary>
-    /// True while the process is busy: it completed pool work items or used CPU past an idle app's in the last
-    /// tick, or did within the last <see cref="BusyFor"/>. Timeouts come from busy processes; a stalled server
-    /// leaves its PING in flight whatever the pace, and the first timeout hurries the endpoint.
-    /// </summary>
-    private bool NoteActivity(DateTimeOffset now, double cpuMs)
-    {
-        // Over a second at least: the process's CPU time is counted in clock ticks (10 ms on Linux), so over one
-        // 100 ms tick a single tick of CPU would read as a tenth of a core.
-        var workItems = ThreadPool.CompletedWorkItemCount;
-        if (_lastActivity is not { } last)
-        {
-            _lastActivity = (now, workItems, cpuMs);
-        }
-        else if (now - last.Time >= ActivitySpan)
-        {
-            var seconds = (now - last.Time).TotalSeconds;
-            if ((workItems - last.WorkItems) / seconds >= BusyWorkItemsPerSecond || (cpuMs - last.CpuMs) / (1000 * seconds) >= BusyCpuShare)
-            {
-                _busyUntil = now + BusyFor;
-            }
-
-            _lastActivity = (now, workItems, cpuMs);
-        }
-
-        return now < _busyUntil;
     }
 
     private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;

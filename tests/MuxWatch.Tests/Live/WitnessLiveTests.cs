@@ -198,14 +198,8 @@ public sealed class WitnessLiveTests
             }
         });
 
-        var options = Options.Create(new MuxWatchOptions { WitnessInterval = TimeSpan.FromMilliseconds(100), WitnessQuietInterval = TimeSpan.FromMilliseconds(100) });
-        var timelines = new ServerTimelines(options);
-        var watched = timelines.GetOrAdd(healthy.EndPoint);
-        watched.WitnessAt(IPEndPoint.Parse(healthy.EndPoint), null);
-        var target = timelines.GetOrAdd($"127.0.0.1:{((IPEndPoint)hostile.LocalEndpoint).Port}");
-        target.WitnessAt(hostile.LocalEndpoint, "localhost");
-        using var thread = new WitnessThread(timelines, new RuntimeHistory(), TimeProvider.System, options);
-        await thread.StartAsync(CancellationToken.None);
+        var (watched, target, thread) = await BesideAHealthyServerAsync(healthy, (IPEndPoint)hostile.LocalEndpoint, certificateCheck: null);
+        using var witnessThread = thread;
 
         // Three handshakes tried and given up on (2 s each), PINGs to the healthy server every 100 ms meanwhile.
         await Eventually.UntilAsync(() => Volatile.Read(ref accepted) >= 3 && watched.Status().WitnessAnsweredAt is not null, "three handshakes tried", TimeSpan.FromSeconds(30));
@@ -267,15 +261,10 @@ public sealed class WitnessLiveTests
             }
         });
 
-        var options = Options.Create(new MuxWatchOptions { WitnessInterval = TimeSpan.FromMilliseconds(100), WitnessQuietInterval = TimeSpan.FromMilliseconds(100) });
-        var timelines = new ServerTimelines(options);
-        var watched = timelines.GetOrAdd(healthy.EndPoint);
-        watched.WitnessAt(IPEndPoint.Parse(healthy.EndPoint), null);
-        var target = timelines.GetOrAdd($"127.0.0.1:{((IPEndPoint)trickler.LocalEndpoint).Port}");
         var pinned = certificate.GetCertHashString();
-        target.WitnessAt(trickler.LocalEndpoint, "localhost", (_, presented, _, _) => presented?.GetCertHashString() == pinned); // this test's own certificate
-        using var thread = new WitnessThread(timelines, new RuntimeHistory(), TimeProvider.System, options);
-        await thread.StartAsync(CancellationToken.None);
+        var (watched, target, thread) = await BesideAHealthyServerAsync(healthy, (IPEndPoint)trickler.LocalEndpoint,
+            (_, presented, _, _) => presented?.GetCertHashString() == pinned); // this test's own certificate
+        using var witnessThread = thread;
 
         await Eventually.UntilAsync(() => target.Status().WitnessHeldOffUntil is not null, "the trickling endpoint's witness taken off");
         var heldOffUntil = target.Status().WitnessHeldOffUntil!.Value;
@@ -387,6 +376,21 @@ public sealed class WitnessLiveTests
         Assert.True(over > TimeSpan.FromSeconds(1), $"answered again after {over.TotalMilliseconds:F0} ms: the pace is the budget's, not the 100 ms interval");
         var answers = named.Sum(t => t.AnsweredWithin(since - TimeSpan.FromSeconds(1), since + over).Count);
         Assert.InRange(answers, 40, 20 * (over.TotalSeconds + 1) + 40); // about the budget a second, and each endpoint at least once
+    }
+
+    /// <summary>One witness thread for a healthy server and a TLS listener of the test's making beside it, PINGing every 100 ms.</summary>
+    private static async Task<(ServerTimeline Watched, ServerTimeline Target, WitnessThread Thread)> BesideAHealthyServerAsync(
+        RedisServer healthy, IPEndPoint listener, System.Net.Security.RemoteCertificateValidationCallback? certificateCheck)
+    {
+        var options = Options.Create(new MuxWatchOptions { WitnessInterval = TimeSpan.FromMilliseconds(100), WitnessQuietInterval = TimeSpan.FromMilliseconds(100) });
+        var timelines = new ServerTimelines(options);
+        var watched = timelines.GetOrAdd(healthy.EndPoint);
+        watched.WitnessAt(IPEndPoint.Parse(healthy.EndPoint), null);
+        var target = timelines.GetOrAdd($"127.0.0.1:{listener.Port}");
+        target.WitnessAt(listener, "localhost", certificateCheck);
+        var thread = new WitnessThread(timelines, new RuntimeHistory(), TimeProvider.System, options);
+        await thread.StartAsync(CancellationToken.None);
+        return (watched, target, thread);
     }
 
     private static Witnessed Witnessing(string endpoint, string? tlsHost) => Witnessing(IPEndPoint.Parse(endpoint), endpoint, tlsHost);

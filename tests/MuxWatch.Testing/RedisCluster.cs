@@ -120,9 +120,22 @@ public sealed class RedisCluster : IAsyncDisposable
         }, $"no node to list the removed node {node.EndPoint}", TimeSpan.FromSeconds(60)).ConfigureAwait(false);
     }
 
-    private static Task<RedisServer> StartNodeAsync() => RedisServer.StartAsync(
-        "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
-        "--cluster-port", FreePort.Next().ToString(CultureInfo.InvariantCulture));
+    /// <summary>A cluster node on free ports; again on others when its bus port was taken before it bound it (three tries).</summary>
+    private static async Task<RedisServer> StartNodeAsync()
+    {
+        for (var attempt = 1; ; attempt++)
+        {
+            try
+            {
+                return await RedisServer.StartAsync(
+                    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
+                    "--cluster-port", FreePort.Next().ToString(CultureInfo.InvariantCulture)).ConfigureAwait(false);
+            }
+            catch (RedisServer.ExitedEarlyException) when (attempt < 3)
+            {
+            }
+        }
+    }
 
     private static bool Lists(string clusterNodes, string endpoint) =>
         clusterNodes.Split('\n').Any(line => line.Split(' ') is { Length: > 2 } fields && fields[1].StartsWith(endpoint + "@", StringComparison.Ordinal));

@@ -37,12 +37,25 @@ public sealed class RedisServer : IAsyncDisposable
     /// <summary><c>127.0.0.1:port</c>.</summary>
     public string EndPoint => $"127.0.0.1:{Port}";
 
-    /// <summary>Starts a server and waits until it answers PING.</summary>
+    /// <summary>
+    /// Starts a server and waits until it answers PING; on another free port when it exits first (the port it was given
+    /// was taken between the OS freeing it and the server binding it, under a full test run's load), three tries.
+    /// </summary>
     public static async Task<RedisServer> StartAsync(params string[] extraArguments)
     {
-        var server = new RedisServer(FreePort.Next(), extraArguments);
-        await server.StartProcessAsync().ConfigureAwait(false);
-        return server;
+        for (var attempt = 1; ; attempt++)
+        {
+            var server = new RedisServer(FreePort.Next(), extraArguments);
+            try
+            {
+                await server.StartProcessAsync().ConfigureAwait(false);
+                return server;
+            }
+            catch (ExitedEarlyException) when (attempt < 3)
+            {
+                await server.DisposeAsync().ConfigureAwait(false);
+            }
+        }
     }
 
     /// <summary>Starts a server on <paramref name="port"/> (one a test kept free, to start Redis late) and waits until it answers PING.</summary>
@@ -210,11 +223,27 @@ public sealed class RedisServer : IAsyncDisposable
         }
 
         _process?.Dispose();
-        _process = Process.Start(info) ?? throw new InvalidOperationException("redis-server did not start");
-        _process.OutputDataReceived += (_, _) => { };
-        _process.ErrorDataReceived += (_, _) => { };
-        _process.BeginOutputReadLine();
-        _process.BeginErrorReadLine();
-        await Eventually.UntilAsync(AnswersPingAsync, $"redis-server on port {Port} to answer PING").ConfigureAwait(false);
+        var process = _process = Process.Start(info) ?? throw new InvalidOperationException("redis-server did not start");
+        var said = new System.Collections.Concurrent.ConcurrentQueue<string>(); // its first lines, to say why it exited
+        void Keep(object sender, DataReceivedEventArgs line)
+        {
+            if (line.Data is { } text && said.Count < 40)
+            {
+                said.Enqueue(text);
+            }
+        }
+
+        process.OutputDataReceived += Keep;
+        process.ErrorDataReceived += Keep;
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        await Eventually.UntilAsync(async () => process.HasExited || await AnswersPingAsync().ConfigureAwait(false), $"redis-server on port {Port} to answer PING").ConfigureAwait(false);
+        if (process.HasExited)
+        {
+            throw new ExitedEarlyException($"redis-server on port {Port} exited ({process.ExitCode}) before answering PING: {string.Join(" | ", said.TakeLast(5))}");
+        }
     }
+
+    /// <summary>The server's process ended before it answered (a port taken under it, an argument it refused).</summary>
+    internal sealed class ExitedEarlyException(string message) : Exception(message);
 }

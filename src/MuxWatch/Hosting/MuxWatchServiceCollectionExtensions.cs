@@ -69,7 +69,7 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<ThreadPoolHistory>();
         services.AddSingleton<ITimeoutStep, ThreadPoolBeforeWaitStep>();
         services.AddSingleton<RuntimeHistory>();
-        services.AddSingleton<ProcessActivity>(); // noted by the witness and the probe loop, read by the server pollers
+        services.AddSingleton(_ => new ProcessActivity()); // noted by the witness and the probe loop, read by the server pollers
         services.AddSingleton(sp =>
         {
             var options = sp.GetRequiredService<IOptions<MuxWatchOptions>>().Value;

@@ -1,3 +1,5 @@
+using System.ComponentModel;
+
 namespace MuxWatch.State;
 
 /// <summary>
@@ -11,6 +13,7 @@ namespace MuxWatch.State;
 /// of what MuxWatch costs it (docs/benchmarks.md). Public for probe packages (MuxWatch.StackExchangeRedis's poller
 /// reads it); only MuxWatch notes it.
 /// </remarks>
+[EditorBrowsable(EditorBrowsableState.Never)] // the probe-package contract (docs/public-api.md): for MuxWatch's own packages, not apps
 public sealed class ProcessActivity
 {
     /// <summary>The span the process's activity is measured over.</summary>
@@ -32,7 +35,7 @@ public sealed class ProcessActivity
     private bool _measured;
 
     /// <summary>Reads the process's own counters: the pool's completed work items and the CPU time.</summary>
-    public ProcessActivity()
+    internal ProcessActivity()
         : this(static () => (ThreadPool.CompletedWorkItemCount, Environment.CpuUsage.TotalTime.TotalMilliseconds))
     {
     }

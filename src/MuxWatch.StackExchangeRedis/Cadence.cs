@@ -32,20 +32,10 @@ internal static class Cadence
         now > last && ((now.UtcTicks - phase.Ticks) / interval.Ticks) != ((last.UtcTicks - phase.Ticks) / interval.Ticks);
 
     /// <summary>
-    /// True when an endpoint first seen at <paramref name="firstSeen"/> may have its first poll at <paramref name="now"/>: at
-    /// once without a phase; with one (a sidecar's hundreds of endpoints), at its first slot, within one interval. 500 first
-    /// polls started on one tick held 500 replies in memory at once, and the GC that burst set off promoted them, raising
-    /// the sidecar's peak resident set for good (docs/benchmarks.md).
-    /// </summary>
-    public static bool FirstPollDue(DateTimeOffset firstSeen, DateTimeOffset now, TimeSpan interval, TimeSpan phase) =>
-        phase == TimeSpan.Zero || InNewSlot(firstSeen, now, interval, phase);
-
-    /// <summary>
     /// The phase of <paramref name="endpoint"/>'s calm polls: none while fewer than <see cref="SpreadFrom"/> endpoints
-    /// are polled (every PING and poll on one tick), else one of <see cref="Lanes"/> whole <paramref name="tick"/>s, 1 to
-    /// <see cref="Lanes"/>, chosen by the endpoint's name (the same for the process's life; never zero, which means
-    /// "not spread" to <see cref="FirstPollDue"/>).
+    /// are polled (every PING and poll on one tick), else one of <see cref="Lanes"/> whole <paramref name="tick"/>s
+    /// chosen by the endpoint's name (the same for the process's life).
     /// </summary>
     public static TimeSpan PhaseOf(string endpoint, int polledEndpoints, TimeSpan tick) =>
-        polledEndpoints < SpreadFrom ? TimeSpan.Zero : tick * (1 + (int)((uint)StringComparer.OrdinalIgnoreCase.GetHashCode(endpoint) % Lanes));
+        polledEndpoints < SpreadFrom ? TimeSpan.Zero : tick * (int)((uint)StringComparer.OrdinalIgnoreCase.GetHashCode(endpoint) % Lanes);
 }

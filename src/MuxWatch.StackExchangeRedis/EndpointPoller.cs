@@ -25,7 +25,6 @@ internal sealed class EndpointPoller(ServerPolls polls, ServerTimeline timeline,
     private readonly Lock _applying = new();
     private bool _retired;
     private DateTimeOffset _lastStart = DateTimeOffset.MinValue;
-    private DateTimeOffset? _firstSeen;
     private long _clientTimeoutTicks = -1;
 
     /// <summary>The smallest timeout of the multiplexers watching the endpoint, set by the probe each cycle (read by a poll on another thread).</summary>
@@ -58,11 +57,6 @@ internal sealed class EndpointPoller(ServerPolls polls, ServerTimeline timeline,
     {
         // After an oversized reply, a whole back-off from the last start (10% slack for the loop's ticks); else the PINGs' cadence (one wake of the pool),
         // a multiple of it while the process is quiet (a whole multiple: the slots stay the PINGs' ticks).
-        if (_lastStart == DateTimeOffset.MinValue && !PollSoon && !Cadence.FirstPollDue(_firstSeen ??= now, now, settings.ServerPollInterval, phase))
-        {
-            return; // an endpoint with a phase of its own (a sidecar's hundreds) waits for its slot for the first poll too
-        }
-
         var backoff = _reader.Backoff;
         var calm = processQuiet ? settings.ServerPollInterval * settings.ServerPollQuietMultiple : settings.ServerPollInterval;
         var due = backoff > TimeSpan.Zero

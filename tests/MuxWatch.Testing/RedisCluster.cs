@@ -120,7 +120,7 @@ public sealed class RedisCluster : IAsyncDisposable
         }, $"no node to list the removed node {node.EndPoint}", TimeSpan.FromSeconds(60)).ConfigureAwait(false);
     }
 
-    /// <summary>A cluster node on free ports; again on others when its bus port was taken before it bound it (three tries).</summary>
+    /// <summary>A cluster node on free ports; again on others when it exits before answering (its bus port taken before it bound it, three tries).</summary>
     private static async Task<RedisServer> StartNodeAsync()
     {
         for (var attempt = 1; ; attempt++)

@@ -38,8 +38,9 @@ public sealed class RedisServer : IAsyncDisposable
     public string EndPoint => $"127.0.0.1:{Port}";
 
     /// <summary>
-    /// Starts a server and waits until it answers PING; on another free port when it exits first (the port it was given
-    /// was taken between the OS freeing it and the server binding it, under a full test run's load), three tries.
+    /// Starts a server and waits until it answers PING; on another free port when it exits first (a port taken by another
+    /// process between the OS freeing it and the server binding it ends it at once), three tries. A full run once waited
+    /// 30 s for a cluster node that never answered, its cause unknown: it now says what the server printed.
     /// </summary>
     public static async Task<RedisServer> StartAsync(params string[] extraArguments)
     {

@@ -250,6 +250,30 @@ public sealed class WitnessCorrelationTests
     }
 
     [Fact]
+    public void A_node_that_failed_over_during_the_wait_and_that_the_witness_could_not_reach_is_the_failover_not_a_lost_connection()
+    {
+        // Seen in a full run: a killed cluster primary's request, a GC pause in the seconds before its wait held over the
+        // failover (contributing); the witness's "could not reach it" then made connection-loss the cause, high.
+        var failover = Evidence.Finding(TimeoutCause.Failover, EvidenceWeight.Strong, "a failover: a replica was promoted to primary in place of 127.0.0.1:17001 between 03:00:00.0 and 03:00:04.8") with { Role = EvidenceRole.Contributing };
+        var before = new TimeoutDiagnosis(TimeoutCause.GcPause, [TimeoutCause.GcPause, TimeoutCause.WriteBacklog, TimeoutCause.Failover],
+            [Evidence.Finding(TimeoutCause.GcPause, EvidenceWeight.Overriding, "gc-pause: blocking garbage collections paused every thread of this process for 547 ms"), failover],
+            CauseAdvice.For(TimeoutCause.GcPause))
+        {
+            Confidence = DiagnosisConfidence.High,
+            Weights = new Dictionary<TimeoutCause, EvidenceWeight> { [TimeoutCause.GcPause] = EvidenceWeight.Overriding, [TimeoutCause.Failover] = EvidenceWeight.Strong },
+        };
+        var gone = new ServerEvent(ServerEventKind.Unreachable, T0.AddMilliseconds(-200), null) { Outcome = "refused" };
+
+        var refined = WitnessCorrelation.Refine(before, new WitnessReport([], [gone], []), Wait.From, Wait.To);
+
+        Assert.Equal(TimeoutCause.Failover, refined.Cause);
+        Assert.Equal(DiagnosisConfidence.High, refined.Confidence);
+        Assert.StartsWith("failover: MuxWatch's own connection could not reach the failed node either (refused, from 02:59:59.8, still)", refined.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.Contains(refined.EvidenceLines, line => line.StartsWith("failover: a failover: a replica was promoted to primary in place of 127.0.0.1:17001", StringComparison.Ordinal) && !line.EndsWith("(contributing)", StringComparison.Ordinal));
+        Assert.Contains(refined.EvidenceLines, line => line.StartsWith("why: failover outranks gc-pause", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public void A_refused_password_stays_a_configuration_failure_whatever_the_witness_saw()
     {
         var before = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read("It was not possible to connect to the redis server(s). There was an authentication failure; check that passwords (or client certificates) are configured correctly: (RedisServerException) WRONGPASS invalid username-password pair or user is disabled."));

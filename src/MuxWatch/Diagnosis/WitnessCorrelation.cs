@@ -185,6 +185,23 @@ internal static class WitnessCorrelation
             return diagnosis with { Evidence = lines };
         }
 
+        if (diagnosis.Causes.Contains(TimeoutCause.Failover))
+        {
+            // This node's failover over the wait, held as contributing behind a sign in the app (a full run: a GC pause in
+            // the seconds before the wait outranked it, and the witness then made the lost connection the cause): the node
+            // the witness could not reach is the one that failed over, so the failover is the cause, the rest its consequence.
+            var seconded = Evidence.Finding(TimeoutCause.Failover, EvidenceWeight.Strong,
+                $"MuxWatch's own connection could not reach the failed node either ({gone.Outcome ?? "refused"}, from {Clock(gone.Start)}{(gone.End is { } back ? $" to {Clock(back)}" : ", still")})",
+                "witness");
+            var restored = diagnosis with
+            {
+                Evidence = [.. diagnosis.Evidence.Select(e => e.Cause == TimeoutCause.Failover && e.Role == EvidenceRole.Contributing ? e with { Role = EvidenceRole.Finding } : e)],
+            };
+            return Promote(restored, TimeoutCause.Failover, seconded,
+                $"failover outranks {diagnosis.Cause.ToName()}: this node failed over during the wait and MuxWatch's own connection could not reach it either, so the lost connection and the signs in the app are its consequence",
+                DiagnosisConfidence.High);
+        }
+
         return Promote(diagnosis, TimeoutCause.ConnectionLoss, line,
             $"connection-loss outranks {diagnosis.Cause.ToName()}: the server could not be reached from this process at all, so every other sign is its consequence",
             DiagnosisConfidence.High);

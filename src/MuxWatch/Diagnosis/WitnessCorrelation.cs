@@ -167,43 +167,35 @@ internal static class WitnessCorrelation
 
     private static TimeoutDiagnosis Gone(TimeoutDiagnosis diagnosis, ServerEvent gone)
     {
-        var line = Evidence.Finding(TimeoutCause.ConnectionLoss, EvidenceWeight.Strong,
-            $"MuxWatch's own connection could not reach the server either ({gone.Outcome ?? "refused"}, from {Clock(gone.Start)}{(gone.End is { } end ? $" to {Clock(end)}" : ", still")}): the server went away",
-            "witness");
-        if (diagnosis.Cause == TimeoutCause.ConnectionLoss)
+        var span = $"{gone.Outcome ?? "refused"}, from {Clock(gone.Start)}{(gone.End is { } end ? $" to {Clock(end)}" : ", still")}";
+        if (diagnosis.Cause == TimeoutCause.ConnectionLoss || !diagnosis.Causes.Contains(TimeoutCause.Failover))
         {
-            return diagnosis with { Evidence = [line, .. diagnosis.Evidence], Confidence = DiagnosisConfidence.High };
+            var line = Evidence.Finding(TimeoutCause.ConnectionLoss, EvidenceWeight.Strong, $"MuxWatch's own connection could not reach the server either ({span}): the server went away", "witness");
+            return diagnosis.Cause == TimeoutCause.ConnectionLoss
+                ? diagnosis with { Evidence = [line, .. diagnosis.Evidence], Confidence = DiagnosisConfidence.High }
+                : Promote(diagnosis, TimeoutCause.ConnectionLoss, line,
+                    $"connection-loss outranks {diagnosis.Cause.ToName()}: the server could not be reached from this process at all, so every other sign is its consequence",
+                    DiagnosisConfidence.High);
         }
 
+        // The node that failed over is the one that went away: the failover explains it, the witness seconds it.
+        var seconded = Evidence.Finding(TimeoutCause.Failover, EvidenceWeight.Strong, $"MuxWatch's own connection could not reach the failed node either ({span})", "witness");
         if (diagnosis.Cause == TimeoutCause.Failover)
         {
-            // The node that failed over is the one that went away: the failover explains it, the witness seconds it.
             List<Evidence> lines = [.. diagnosis.Evidence];
-            lines.Insert(Math.Min(1, lines.Count), Evidence.Finding(TimeoutCause.Failover, EvidenceWeight.Strong,
-                $"MuxWatch's own connection could not reach the failed node either ({gone.Outcome ?? "refused"}, from {Clock(gone.Start)}{(gone.End is { } until ? $" to {Clock(until)}" : ", still")})",
-                "witness"));
+            lines.Insert(Math.Min(1, lines.Count), seconded);
             return diagnosis with { Evidence = lines };
         }
 
-        if (diagnosis.Causes.Contains(TimeoutCause.Failover))
+        // This node's failover over the wait, held as contributing behind a sign in the app (a full run: a GC pause in the
+        // seconds before the wait outranked it, and the witness then made the lost connection the cause): the failover is
+        // the cause, the lost connection and the app's signs its consequence.
+        var restored = diagnosis with
         {
-            // This node's failover over the wait, held as contributing behind a sign in the app (a full run: a GC pause in
-            // the seconds before the wait outranked it, and the witness then made the lost connection the cause): the node
-            // the witness could not reach is the one that failed over, so the failover is the cause, the rest its consequence.
-            var seconded = Evidence.Finding(TimeoutCause.Failover, EvidenceWeight.Strong,
-                $"MuxWatch's own connection could not reach the failed node either ({gone.Outcome ?? "refused"}, from {Clock(gone.Start)}{(gone.End is { } back ? $" to {Clock(back)}" : ", still")})",
-                "witness");
-            var restored = diagnosis with
-            {
-                Evidence = [.. diagnosis.Evidence.Select(e => e.Cause == TimeoutCause.Failover && e.Role == EvidenceRole.Contributing ? e with { Role = EvidenceRole.Finding } : e)],
-            };
-            return Promote(restored, TimeoutCause.Failover, seconded,
-                $"failover outranks {diagnosis.Cause.ToName()}: this node failed over during the wait and MuxWatch's own connection could not reach it either, so the lost connection and the signs in the app are its consequence",
-                DiagnosisConfidence.High);
-        }
-
-        return Promote(diagnosis, TimeoutCause.ConnectionLoss, line,
-            $"connection-loss outranks {diagnosis.Cause.ToName()}: the server could not be reached from this process at all, so every other sign is its consequence",
+            Evidence = [.. diagnosis.Evidence.Select(e => e.Cause == TimeoutCause.Failover && e.Role == EvidenceRole.Contributing ? e with { Role = EvidenceRole.Finding } : e)],
+        };
+        return Promote(restored, TimeoutCause.Failover, seconded,
+            $"failover outranks {diagnosis.Cause.ToName()}: this node failed over during the wait and MuxWatch's own connection could not reach it either, so the lost connection and the signs in the app are its consequence",
             DiagnosisConfidence.High);
     }
 

@@ -20,10 +20,10 @@ public sealed class PoolStacksStepTests
     private static readonly ThreadPoolSnapshot Starving = new(301, 2, 32767, 0, 1, 1000, 303, 250, 1200);
 
     /// <summary>The timeout caught at T0 + 5 s, having waited 5 s; the diagnosis settled as starvation.</summary>
-    private static TimeoutContext Timeout()
+    private static TimeoutContext Timeout(bool final = true)
     {
         var report = TimeoutMessageReader.Read(Starved);
-        var timeout = new TimeoutContext(new TimeoutObservation(T0.AddSeconds(5), TimeoutSources.FirstChance, report), final: true) { Report = report };
+        var timeout = new TimeoutContext(new TimeoutObservation(T0.AddSeconds(5), TimeoutSources.FirstChance, report), final) { Report = report };
         timeout.Diagnosis = Diagnosis.TimeoutDiagnoser.Diagnose(report);
         Assert.Equal(TimeoutCause.ThreadPoolStarvation, timeout.Diagnosis.Cause);
         return timeout;
@@ -91,5 +91,63 @@ public sealed class PoolStacksStepTests
         Assert.Equal(advice, timeout.Diagnosis!.Advice);
         Assert.DoesNotContain(timeout.Diagnosis.EvidenceLines, line => line.Contains("HostedWorker.Run", StringComparison.Ordinal));
         Assert.Contains(timeout.Diagnosis.EvidenceLines, line => line.Contains("1 of 3 pool workers were blocked (stacks captured 12:00:02.0, during the wait), no site of the app's code holding a share of them", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void A_capture_that_named_nobody_holds_the_timeout_for_the_next_while_the_pool_starves_on()
+    {
+        // Seen live: a pool kept busy by computing was captured while the computing held one thread of a dozen; that capture
+        // spent the budget, and every timeout of the starvation seconds later said "no site ... holds a share". Now it
+        // spends nothing, a timeout it cannot name is held while the next capture may come, and the next one names it.
+        var captures = new PoolStackCaptures(TimeSpan.FromMinutes(5));
+        Assert.True(captures.TryBegin(T0.AddSeconds(-3)));
+        var early = new PoolStackCapture(T0.AddSeconds(-3), 400, "starvation", 12, 0, 12, [new PoolThreadSite("PriceCalculator.Compute", null, 1)]);
+        captures.Complete(early);
+        Assert.False(PoolStackCaptures.Spends(early));
+        var history = new ThreadPoolHistory();
+        for (var at = -3; at <= 5; at++)
+        {
+            history.Add(T0.AddSeconds(at), Starving);
+        }
+
+        var held = Timeout(final: false);
+        new PoolStacksStep(captures, history).Apply(held);
+        Assert.Equal("127.0.0.1:6379", held.AwaitedTimeline);
+
+        Assert.True(captures.TryBegin(T0.AddSeconds(7))); // the floor (10 s) passed: the starvation asks again
+        captures.Complete(new PoolStackCapture(T0.AddSeconds(7), 400, "starvation", 30, 0, 30, [new PoolThreadSite("PriceCalculator.Compute", null, 28)]));
+        var again = Timeout(final: false);
+        new PoolStacksStep(captures, history).Apply(again);
+        again.ComposeAdvice();
+
+        Assert.Null(again.AwaitedTimeline);
+        Assert.Contains(again.Diagnosis!.EvidenceLines, line => line.Contains("were busy running work: PriceCalculator.Compute, 28 of 30", StringComparison.Ordinal));
+        Assert.StartsWith("PriceCalculator.Compute keeps pool threads busy", again.Diagnosis.Advice, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_capture_that_named_nobody_is_not_waited_on_once_the_pool_is_calm_or_the_settle_time_is_up()
+    {
+        var captures = new PoolStackCaptures(TimeSpan.FromMinutes(5));
+        Assert.True(captures.TryBegin(T0.AddSeconds(-3)));
+        captures.Complete(new PoolStackCapture(T0.AddSeconds(-3), 400, "starvation", 12, 0, 12, [new PoolThreadSite("PriceCalculator.Compute", null, 1)]));
+        var starving = new ThreadPoolHistory();
+        var recovered = new ThreadPoolHistory();
+        for (var at = -3; at <= 5; at++)
+        {
+            starving.Add(T0.AddSeconds(at), Starving);
+            recovered.Add(T0.AddSeconds(at), Starving);
+        }
+
+        recovered.Add(T0.AddSeconds(6), Calm);
+
+        var final = Timeout(final: true);
+        new PoolStacksStep(captures, starving).Apply(final);
+        var calm = Timeout(final: false);
+        new PoolStacksStep(captures, recovered).Apply(calm);
+
+        Assert.Null(final.AwaitedTimeline);
+        Assert.Null(calm.AwaitedTimeline);
+        Assert.Contains(final.Diagnosis!.EvidenceLines, line => line.Contains("no site of the app's code holds a share of them", StringComparison.Ordinal));
     }
 }

@@ -14,21 +14,17 @@ namespace MuxWatch.Pipeline;
 /// A capture speaks for a wait only when it was taken in the same starvation: inside the wait (<see cref="WaitingWindow.Weighs"/>),
 /// or with the pool starved at every sample between the two (<see cref="ThreadPoolHistory.CalmOrUnknownBetween"/>). A
 /// capture from before a recovery (a start-up blip) or after one is context, said as such, and names nobody. A site is
-/// named only when it holds a share of the starved workers one can defend (<see cref="IsCulprit"/>): never one thread
-/// of a host's or a test runner's own wait beside the app's blocking code.
+/// named only when it holds a share of the starved workers one can defend (<see cref="PoolStackCaptures.IsCulprit"/>):
+/// never one thread of a host's or a test runner's own wait beside the app's blocking code. A timeout left without a
+/// culprit while its pool still starves and a capture may still come in time (<see cref="PoolStackCaptures.MayBeginBy"/>)
+/// is held open for it, as for a server poll.
 /// </remarks>
 internal sealed class PoolStacksStep(PoolStackCaptures captures, ThreadPoolHistory history) : ITimeoutStep
 {
     /// <summary>The most sites one evidence line names.</summary>
     private const int SitesShown = 3;
 
-    /// <summary>The least share of the blocked (or busy) workers a site must hold to be named: a tenth, and two threads.</summary>
-    internal const double CulpritShare = 0.1;
-
     public TimeoutStepStage Stage => TimeoutStepStage.Correlate;
-
-    /// <summary>True when <paramref name="site"/> holds enough of <paramref name="of"/> workers to be named: two threads at least, and a tenth of them.</summary>
-    internal static bool IsCulprit(PoolThreadSite site, int of) => site.Threads >= 2 && site.Threads >= CulpritShare * of;
 
     public void Apply(TimeoutContext timeout)
     {
@@ -39,9 +35,10 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures, ThreadPoolHisto
 
         var window = timeout.Waiting;
         var (from, to) = (window.From, window.To);
+        var endpoint = timeout.Report.Endpoint ?? timeout.LiveCounters?.Endpoint;
         if (captures.For(from, to) is not { } capture)
         {
-            if (captures.CapturingFor(to) && (timeout.Report.Endpoint ?? timeout.LiveCounters?.Endpoint) is { } endpoint)
+            if (endpoint is not null && (captures.CapturingFor(to) || MayStillBeCaptured(to)))
             {
                 timeout.AwaitTimeline(endpoint); // the capture ends in about a second: held as for a poll, settled with it
             }
@@ -56,6 +53,15 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures, ThreadPoolHisto
         var when = string.Create(CultureInfo.InvariantCulture, $"stacks captured {capture.At.UtcDateTime:HH:mm:ss.f}, {window.Relation(capture.At, capture.At)}");
         var sameStarvation = window.Weighs(capture.At, capture.At)
             || !(capture.At < from ? history.CalmOrUnknownBetween(capture.At, from) : history.CalmOrUnknownBetween(to, capture.At));
+        var blocked = PoolStackCaptures.BlockedCulprits(capture);
+        var busy = PoolStackCaptures.BusyCulprits(capture);
+        if ((!sameStarvation || (blocked.Count == 0 && busy.Count == 0)) && endpoint is not null && (captures.CapturingFor(to) || MayStillBeCaptured(to)))
+        {
+            // Nobody named from this capture (another moment, or one taken before the app's code filled the pool), while the
+            // pool still starves and the next capture may come in time to speak for this wait: held for it, as for a poll.
+            timeout.AwaitTimeline(endpoint);
+        }
+
         if (!sameStarvation)
         {
             Add(timeout, diagnosis, Evidence.Note(string.Create(CultureInfo.InvariantCulture,
@@ -63,8 +69,6 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures, ThreadPoolHisto
             return;
         }
 
-        var blocked = capture.Sites.Where(site => site.Blocked && IsCulprit(site, capture.BlockedWorkers)).ToList();
-        var busy = capture.Sites.Where(site => !site.Blocked && IsCulprit(site, capture.BusyWorkers)).ToList();
         if (blocked.Count > 0)
         {
             var sites = string.Join("; ", blocked.Take(SitesShown).Select(site => string.Create(CultureInfo.InvariantCulture,
@@ -92,6 +96,12 @@ internal sealed class PoolStacksStep(PoolStackCaptures captures, ThreadPoolHisto
                 $"{capture.BlockedWorkers} of {capture.Workers} pool workers were blocked ({when}), no site of the app's code holding a share of them that names it")), advice: null);
         }
     }
+
+    /// <summary>
+    /// True when the pool still starves (its newest sample) and a capture may begin in time to speak for a request that
+    /// timed out at <paramref name="to"/> (<see cref="PoolStackCaptures.ReachForward"/>).
+    /// </summary>
+    private bool MayStillBeCaptured(DateTimeOffset to) => history.NewestIsStarved() && captures.MayBeginBy(to + PoolStackCaptures.ReachForward);
 
     /// <summary>Puts <paramref name="line"/> after the runtime's word (or the starvation's first line); <paramref name="advice"/> names the culprit.</summary>
     private static void Add(TimeoutContext timeout, TimeoutDiagnosis diagnosis, Evidence line, string? advice)

@@ -4,11 +4,12 @@ namespace MuxWatch.State;
 
 /// <summary>
 /// The thread pool's stack captures: the last few, the one under way, and why none can be taken when that is so.
-/// At most one capture runs at a time. A capture that found the starvation (<see cref="Spends"/>: workers blocked, or
-/// a busy pool's code) spends the budget: the next starts only <c>MuxWatch:PoolStackCaptureInterval</c> later, or once
-/// the pool has recovered (<see cref="PoolCalm"/>), so that a starving app is captured once per episode, not once per
-/// timeout. One that found nothing (a start-up blip: no worker blocked) spends nothing, and the next starvation is
-/// captured after <see cref="Floor"/>: many apps starve right after a start, under the first traffic.
+/// At most one capture runs at a time. A capture that found the starvation (<see cref="Spends"/>: it names a culprit, a
+/// site holding a share of the blocked workers, or of the busy ones) spends the budget: the next starts only
+/// <c>MuxWatch:PoolStackCaptureInterval</c> later, or once the pool has recovered (<see cref="PoolCalm"/>), so that a
+/// starving app is captured once per episode, not once per timeout. One that named nobody (a start-up blip, or a
+/// starvation caught before the app's code filled the pool) spends nothing, and the next starvation is captured after
+/// <see cref="Floor"/>: many apps starve right after a start, under the first traffic.
 /// </summary>
 internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailable = null)
 {
@@ -23,6 +24,9 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailabl
 
     /// <summary>The least time between two captures, whatever they found (a blip's is spent on nothing, and costs a capture).</summary>
     internal static readonly TimeSpan Floor = TimeSpan.FromSeconds(10);
+
+    /// <summary>The least share of the blocked (or busy) workers a site must hold to be named: a tenth, and two threads.</summary>
+    internal const double CulpritShare = 0.1;
 
     private readonly Lock _gate = new();
     private readonly List<PoolStackCapture> _captures = [];
@@ -56,9 +60,7 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailabl
     {
         lock (_gate)
         {
-            if (CapturingSince is not null || Unavailable is not null
-                || (_lastBegun is { } last && now - last < (minInterval < Floor ? minInterval : Floor))
-                || (_lastSpent is { } spent && now - spent < minInterval && !_rearmed))
+            if (!MayBegin(now))
             {
                 return false;
             }
@@ -70,16 +72,51 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailabl
     }
 
     /// <summary>
-    /// True when <paramref name="capture"/> found the starvation it was asked for, and so spends the interval: workers
-    /// blocked, or (asked for anything but the runtime's word of blocking) a site of the app's code busy on the pool.
-    /// A capture asked for blocking that found no worker blocked was a blip (the start-up's first requests).
+    /// True when <paramref name="site"/> holds enough of <paramref name="of"/> workers to be named: two threads at least,
+    /// and a tenth of them. The one rule for who is named, by the diagnosis and by the budget alike: one thread of a host's,
+    /// a test runner's or a library's own long wait beside the app's code is never a culprit.
+    /// </summary>
+    internal static bool IsCulprit(PoolThreadSite site, int of) => site.Threads >= 2 && site.Threads >= CulpritShare * of;
+
+    /// <summary>The sites of <paramref name="capture"/> named as blocking the pool, most threads first.</summary>
+    internal static List<PoolThreadSite> BlockedCulprits(PoolStackCapture capture) =>
+        [.. capture.Sites.Where(site => site.Blocked && IsCulprit(site, capture.BlockedWorkers))];
+
+    /// <summary>The sites of <paramref name="capture"/> named as keeping the pool busy (running, not blocked), most threads first.</summary>
+    internal static List<PoolThreadSite> BusyCulprits(PoolStackCapture capture) =>
+        [.. capture.Sites.Where(site => !site.Blocked && IsCulprit(site, capture.BusyWorkers))];
+
+    /// <summary>
+    /// True when <paramref name="capture"/> found the starvation it was asked for, and so spends the interval: it names a
+    /// site that blocks the pool, or (asked for anything but the runtime's word of blocking) one that keeps it busy. A
+    /// capture that names nobody was a blip (the start-up's first requests) or came before the app's code filled the
+    /// pool (seen live: a pool kept busy by computing, captured while the computing held one thread of a dozen, spent the
+    /// five minutes, and every timeout of the real starvation seconds later was left without its culprit).
     /// </summary>
     public static bool Spends(PoolStackCapture capture)
     {
         ArgumentNullException.ThrowIfNull(capture);
-        return capture.BlockedWorkers > 0 && capture.Sites.Any(site => site.Blocked)
-            || capture.Trigger != "cooperative-blocking" && capture.Sites.Any(site => !site.Blocked);
+        return BlockedCulprits(capture).Count > 0 || capture.Trigger != "cooperative-blocking" && BusyCulprits(capture).Count > 0;
     }
+
+    /// <summary>
+    /// True when a capture may begin at or before <paramref name="time"/>: none is under way, one can be taken, and
+    /// neither the floor nor a spent interval keeps it off until later. A starvation timeout left without a culprit is held
+    /// open while one may still come for it.
+    /// </summary>
+    public bool MayBeginBy(DateTimeOffset time)
+    {
+        lock (_gate)
+        {
+            return MayBegin(time);
+        }
+    }
+
+    /// <summary>The one test of whether a capture may begin at <paramref name="time"/>; called under the lock.</summary>
+    private bool MayBegin(DateTimeOffset time) =>
+        CapturingSince is null && Unavailable is null
+        && !(_lastBegun is { } last && time - last < (minInterval < Floor ? minInterval : Floor))
+        && !(_lastSpent is { } spent && time - spent < minInterval && !_rearmed);
 
     /// <summary>The pool has been calm a while (no work queued, no more busy threads than its minimum): the next starvation is another episode, captured again.</summary>
     public void PoolCalm()

@@ -98,6 +98,34 @@ internal sealed class ThreadPoolHistory
         }
     }
 
+    /// <summary>The oldest sample taken from <paramref name="from"/> to <paramref name="to"/>; null when none was.</summary>
+    public ThreadPoolSnapshot? FirstBetween(DateTimeOffset from, DateTimeOffset to)
+    {
+        lock (_gate)
+        {
+            (DateTimeOffset Time, ThreadPoolSnapshot Pool)? first = null;
+            for (var i = 0; i < _count; i++)
+            {
+                var sample = _samples[i];
+                if (sample.Time >= from && sample.Time <= to && (first is null || sample.Time < first.Value.Time))
+                {
+                    first = sample;
+                }
+            }
+
+            return first?.Pool;
+        }
+    }
+
+    /// <summary>True when the newest sample found the pool starved or with work queued (not calm); false when calm, or none was taken.</summary>
+    public bool NewestIsStarved()
+    {
+        lock (_gate)
+        {
+            return _count > 0 && !_samples[(_next + Capacity - 1) % Capacity].Pool.IsCalm;
+        }
+    }
+
     /// <summary>
     /// The newest sample taken at or before <paramref name="time"/> and no more than <paramref name="notOlderThan"/>
     /// before it; null when there is none (the loop had not run yet, or the history has moved past it).

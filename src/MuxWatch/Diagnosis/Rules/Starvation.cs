@@ -41,7 +41,7 @@ internal static class Starvation
         if (beforeWait is { } before && !IsStarved(before))
         {
             found.Add(Evidence.Finding(TimeoutCause.ThreadPoolStarvation, strong ? EvidenceWeight.Clear : EvidenceWeight.Weak,
-                $"{line}; arose while the request waited (just before, the pool was WORKER Busy={before.WorkerBusy}/Min={before.WorkerMin} with {before.QueueLength} queued): load that appears because replies stopped may be a consequence, not the cause",
+                $"{line}; arose while the request waited (the pool's sample nearest the wait's start found WORKER Busy={before.WorkerBusy}/Min={before.WorkerMin} with {before.QueueLength} queued): load that appears because replies stopped may be a consequence, not the cause",
                 fields) with { AroseDuringWait = true });
             return;
         }

@@ -367,15 +367,18 @@ public sealed class WitnessLiveTests
         using var thread = new WitnessThread(timelines, new RuntimeHistory(), TimeProvider.System, options);
         await thread.StartAsync(CancellationToken.None);
 
-        await Eventually.UntilAsync(() => named.All(t => t.Status().WitnessAnsweredAt is not null), "every endpoint answered once");
+        // On a loaded machine one of the 40 may be taken off for 30 s by the held-thread rule (a step that held the
+        // thread over 20 ms: seen once in a full run, "every endpoint answered" timing out at 30 s): long enough to come back.
+        var heldOffAndBack = TimeSpan.FromSeconds(75);
+        await Eventually.UntilAsync(() => named.All(t => t.Status().WitnessAnsweredAt is not null), "every endpoint answered once", heldOffAndBack);
         var since = DateTimeOffset.UtcNow;
-        await Eventually.UntilAsync(() => named.All(t => t.AnsweredWithin(since, DateTimeOffset.UtcNow).Count >= 1), "every endpoint answered again");
+        await Eventually.UntilAsync(() => named.All(t => t.AnsweredWithin(since, DateTimeOffset.UtcNow).Count >= 1), "every endpoint answered again", heldOffAndBack);
         var over = DateTimeOffset.UtcNow - since;
         await thread.StopAsync(CancellationToken.None);
 
         Assert.True(over > TimeSpan.FromSeconds(1), $"answered again after {over.TotalMilliseconds:F0} ms: the pace is the budget's, not the 100 ms interval");
         var answers = named.Sum(t => t.AnsweredWithin(since - TimeSpan.FromSeconds(1), since + over).Count);
-        Assert.InRange(answers, 40, 20 * (over.TotalSeconds + 1) + 40); // about the budget a second, and each endpoint at least once
+        Assert.InRange(answers, 40, 20 * (over.TotalSeconds + 1) + 40); // at most about the budget a second, and each endpoint at least once
     }
 
     /// <summary>One witness thread for a healthy server and a TLS listener of the test's making beside it, PINGing every 100 ms.</summary>

@@ -92,6 +92,26 @@ public sealed class PoolStackCapturesTests
         Assert.True(captures.TryBegin(Start.AddSeconds(40)));
     }
 
+    [Fact]
+    public void Captures_that_name_nobody_are_retried_three_times_in_an_episode_then_the_interval_is_spent()
+    {
+        // A starvation whose workers are all in a library's code: each capture names nobody. Without a bound it would be
+        // captured every 10 s for as long as it lasts.
+        var captures = new PoolStackCaptures(TimeSpan.FromMinutes(5));
+        for (var i = 0; i < PoolStackCaptures.NamelessInARow; i++)
+        {
+            var at = Start.AddSeconds(10 * i);
+            Assert.True(captures.TryBegin(at), $"capture {i + 1}");
+            captures.Complete(new PoolStackCapture(at, 400, "starvation", 12, 0, 12, [new PoolThreadSite("Library.Spin", null, 1)]));
+        }
+
+        Assert.False(captures.TryBegin(Start.AddSeconds(10 * PoolStackCaptures.NamelessInARow)));
+        Assert.False(captures.MayBeginBy(Start.AddMinutes(4)));
+
+        captures.PoolCalm(); // recovered: another episode is captured again, and retried again
+        Assert.True(captures.TryBegin(Start.AddMinutes(1)));
+    }
+
     private static PoolStackCapture Capture(DateTimeOffset at) =>
         new(at, 400, "cooperative-blocking", 10, 10, 0, [new PoolThreadSite("CartService.LoadCart", "GetAwaiter().GetResult()", 10)]);
 }

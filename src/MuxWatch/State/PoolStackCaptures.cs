@@ -9,7 +9,8 @@ namespace MuxWatch.State;
 /// <c>MuxWatch:PoolStackCaptureInterval</c> later, or once the pool has recovered (<see cref="PoolCalm"/>), so that a
 /// starving app is captured once per episode, not once per timeout. One that named nobody (a start-up blip, or a
 /// starvation caught before the app's code filled the pool) spends nothing, and the next starvation is captured after
-/// <see cref="Floor"/>: many apps starve right after a start, under the first traffic.
+/// <see cref="Floor"/>: many apps starve right after a start, under the first traffic; <see cref="NamelessInARow"/> of
+/// them in one episode spend it all the same.
 /// </summary>
 internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailable = null)
 {
@@ -28,11 +29,19 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailabl
     /// <summary>The least share of the blocked (or busy) workers a site must hold to be named: a tenth, and two threads.</summary>
     internal const double CulpritShare = 0.1;
 
+    /// <summary>
+    /// Captures in a row that named nobody after which the interval is spent all the same: a starvation whose workers are
+    /// never in the app's own code (all in a library's, or the framework's) would otherwise be captured every
+    /// <see cref="Floor"/> for as long as it lasts.
+    /// </summary>
+    internal const int NamelessInARow = 3;
+
     private readonly Lock _gate = new();
     private readonly List<PoolStackCapture> _captures = [];
     private DateTimeOffset? _lastBegun;
     private DateTimeOffset? _lastSpent;
     private bool _rearmed;
+    private int _nameless;
 
     /// <summary>When the capture under way began; null when none is.</summary>
     public DateTimeOffset? CapturingSince { get; private set; }
@@ -124,6 +133,7 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailabl
         lock (_gate)
         {
             _rearmed = _lastSpent is not null;
+            _nameless = 0;
         }
     }
 
@@ -132,11 +142,15 @@ internal sealed class PoolStackCaptures(TimeSpan minInterval, string? unavailabl
     {
         lock (_gate)
         {
-            if (Spends(capture))
+            var nameless = Spends(capture) ? 0 : _nameless + 1;
+            if (nameless is 0 or >= NamelessInARow)
             {
                 _lastSpent = capture.At;
                 _rearmed = false;
+                nameless = 0;
             }
+
+            _nameless = nameless;
 
             _captures.Add(capture);
             if (_captures.Count > Capacity)

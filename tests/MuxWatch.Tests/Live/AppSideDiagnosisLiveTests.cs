@@ -54,8 +54,9 @@ public sealed class AppSideDiagnosisLiveTests : IAsyncLifetime
         temp.Delete(recursive: true);
 
         Assert.True(run.Metrics.Value("muxwatch_threadpool_adjustments_total", ("reason", "cooperative-blocking")) > 0, error + run.Metrics.Text);
-        Assert.Equal(1, run.Metrics.Value("muxwatch_threadpool_stack_captures_total", ("outcome", "captured")));
-        var capture = Assert.Single(run.PoolStacks.GetProperty("captures").EnumerateArray());
+        // Once; or again, when the first came so early in the starvation that it named nobody (it then spends nothing).
+        Assert.InRange(run.Metrics.Value("muxwatch_threadpool_stack_captures_total", ("outcome", "captured")) ?? 0, 1, 3);
+        var capture = run.PoolStacks.GetProperty("captures").EnumerateArray().Last();
         Assert.Equal("cooperative-blocking", capture.GetProperty("trigger").GetString());
         var sites = capture.GetProperty("sites").EnumerateArray().Select(site => (site.GetProperty("method").GetString(), site.GetProperty("blockedVia").GetString())).ToList();
         Assert.Contains(("CartService.LoadCart", "GetAwaiter().GetResult()"), sites);

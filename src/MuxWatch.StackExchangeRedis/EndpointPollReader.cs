@@ -115,7 +115,8 @@ internal sealed class EndpointPollReader(ServerTimeline timeline, IServerPollReq
             }
             // Read raw, entry by entry (SlowlogReply says why): one absurd entry is dropped, not the whole poll.
             var slowlogReply = await commands.Answer(server.ExecuteAsync("SLOWLOG", "GET", SlowlogBatch), "slowlog").ConfigureAwait(false);
-            var entries = slowlogReply is null ? null : SlowlogReply.Read(slowlogReply, SlowlogBatch, dropped, senders is null ? null : name => senders.KnownAs(name, timeline.Endpoint));
+            var entries = slowlogReply is null ? null : SlowlogReply.Read(slowlogReply, SlowlogBatch, dropped,
+                senders is null ? null : name => senders.KnownAs(name, timeline.Endpoint), senders is null ? null : name => senders.MultiplexerOf(name, timeline.Endpoint));
             // The key a large-payload diagnosis asked about (MEMORY USAGE), one at most, rate-limited per endpoint.
             KeySize[] sizes = keySizes && _keySizes.Due(time.GetUtcNow()) && requests.TakeKeyToMeasure(timeline.Endpoint) is { } key
                 ? [await KeySizeReader.ReadAsync(server, key, commands.Remaining(), time, stopping).ConfigureAwait(false)] : [];

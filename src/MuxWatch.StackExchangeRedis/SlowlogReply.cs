@@ -45,9 +45,9 @@ internal static class SlowlogReply
     /// <summary>
     /// The entries of <paramref name="reply"/>, at most <paramref name="limit"/> (more is an oversized reply), those that cannot
     /// be believed left out and said in <paramref name="dropped"/>; <paramref name="knownAs"/> names a sender by its client name
-    /// when it is a connection MuxWatch knows.
+    /// when it is a connection MuxWatch knows, and <paramref name="multiplexerOf"/> the one watched multiplexer it is.
     /// </summary>
-    public static List<SlowlogEntry> Read(RedisResult reply, int limit, List<string> dropped, Func<string?, string?>? knownAs = null)
+    public static List<SlowlogEntry> Read(RedisResult reply, int limit, List<string> dropped, Func<string?, string?>? knownAs = null, Func<string?, string?>? multiplexerOf = null)
     {
         RedisResult[] items;
         try
@@ -68,7 +68,7 @@ internal static class SlowlogReply
         var entries = new List<SlowlogEntry>(items.Length);
         foreach (var item in items)
         {
-            if (Entry(item, dropped, knownAs) is { } entry)
+            if (Entry(item, dropped, knownAs, multiplexerOf) is { } entry)
             {
                 entries.Add(entry);
             }
@@ -77,7 +77,7 @@ internal static class SlowlogReply
         return entries;
     }
 
-    private static SlowlogEntry? Entry(RedisResult item, List<string> dropped, Func<string?, string?>? knownAs)
+    private static SlowlogEntry? Entry(RedisResult item, List<string> dropped, Func<string?, string?>? knownAs, Func<string?, string?>? multiplexerOf)
     {
         long id, timestamp, duration;
         RedisResult[] arguments;
@@ -132,6 +132,7 @@ internal static class SlowlogReply
             ClientAddress = address,
             ClientName = clientName,
             SentBy = knownAs?.Invoke(clientName),
+            SentByMultiplexer = multiplexerOf?.Invoke(clientName),
         };
     }
 

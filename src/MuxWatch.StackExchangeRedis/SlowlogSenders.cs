@@ -27,7 +27,7 @@ internal sealed class SlowlogSenders(WatchedMultiplexers multiplexers, TimeProvi
     internal const int MaxRemembered = 4096;
 
     private readonly Lock _gate = new();
-    private readonly Dictionary<(string Endpoint, string ClientName), string?> _answers = [];
+    private readonly Dictionary<(string Endpoint, string ClientName), Sender> _answers = [];
     private IReadOnlyList<WatchedMultiplexer>? _answeredFor;
     private DateTimeOffset _answeredSince;
 
@@ -36,16 +36,24 @@ internal sealed class SlowlogSenders(WatchedMultiplexers multiplexers, TimeProvi
     /// <paramref name="endpoint"/>; null when it does not. Only multiplexers connected to that server are
     /// candidates: an app's multiplexers to other servers often share the client's default name.
     /// </summary>
-    public string? KnownAs(string? clientName, string endpoint)
+    public string? KnownAs(string? clientName, string endpoint) => Of(clientName, endpoint).Text;
+
+    /// <summary>
+    /// The watched multiplexer, by its name, that sent a command to <paramref name="endpoint"/> as the client named
+    /// <paramref name="clientName"/>, when exactly one matches; null otherwise.
+    /// </summary>
+    public string? MultiplexerOf(string? clientName, string endpoint) => Of(clientName, endpoint).Multiplexer;
+
+    private Sender Of(string? clientName, string endpoint)
     {
         if (string.IsNullOrEmpty(clientName))
         {
-            return null;
+            return default;
         }
 
         if (clientName == ServerPollProbe.ClientName)
         {
-            return "MuxWatch's own polling connection";
+            return new("MuxWatch's own polling connection", null);
         }
 
         var watched = multiplexers.All;
@@ -75,25 +83,29 @@ internal sealed class SlowlogSenders(WatchedMultiplexers multiplexers, TimeProvi
         return answer;
     }
 
-    private static string? WorkOut(IReadOnlyList<WatchedMultiplexer> watched, string clientName, string endpoint)
+    private static Sender WorkOut(IReadOnlyList<WatchedMultiplexer> watched, string clientName, string endpoint)
     {
         var matches = watched.Where(w => w.Multiplexer is { } multiplexer && SentName(multiplexer) == clientName && w.HasEndpoint(endpoint)).ToList();
         if (matches.Count == 0)
         {
-            return clientName == OwnedConnection.ClientName ? "MuxWatch's own connection" : null;
+            return new(clientName == OwnedConnection.ClientName ? "MuxWatch's own connection" : null, null);
         }
 
         var owned = matches.All(w => w.Owned);
         var names = string.Join(", ", matches.Take(MaxNamed).Select(w => $"'{w.Name}'"));
         var more = matches.Count > MaxNamed ? $" and {matches.Count - MaxNamed} more" : string.Empty;
-        return (owned, matches.Count) switch
+        var text = (owned, matches.Count) switch
         {
             (true, 1) => $"MuxWatch's own connection to target {names}",
             (true, _) => $"one of MuxWatch's own connections to targets {names}{more}",
             (false, 1) => $"the watched multiplexer {names}",
             (false, _) => $"one of the watched multiplexers {names}{more} (they share the client name)",
         };
+        return new(text, matches.Count == 1 ? matches[0].Name : null);
     }
+
+    /// <summary>How a sender is known: the words for it, and the one watched multiplexer it is, when it is exactly one.</summary>
+    private readonly record struct Sender(string? Text, string? Multiplexer);
 
     /// <summary>
     /// The name as the server records it: the client sends its <see cref="IConnectionMultiplexer.ClientName"/> with

@@ -139,6 +139,32 @@ public sealed class StallConsequenceTests
     }
 
     [Fact]
+    public void A_connection_dropped_behind_a_huge_value_its_own_multiplexer_asked_for_is_large_payload_and_behind_another_clients_is_not()
+    {
+        // Seen live (3.4.35, the huge-value app): a 200 MB GET ran 1,041 ms on the server, then the client read it for about 3 s
+        // and dropped the connection itself (ConnectionDisposed) with MuxWatch's PING behind it. Counted for its copy alone (a
+        // fifth of the 5 s taken for a connection failure) it was contributing, and the failure connection-loss, high.
+        var failure = Diagnose("StackExchange.Redis.RedisConnectionException: ConnectionDisposed on 127.0.0.1:17001/Interactive, Idle/Faulted, last: PING, origin: ReadFromPipe, outstanding: 24, last-read: 3s ago, last-write: 3s ago, keep-alive: 60s, state: ConnectedEstablished, mgr: 10 of 10 available, last-heartbeat: 0s ago, global: 0s ago, v: 3.4.35.20751");
+        Assert.Equal(TimeoutCause.ConnectionLoss, failure.Cause);
+        var caught = T0.AddSeconds(3.9);
+        ServerEvent HugeGet(string? sentBy) => new(ServerEventKind.SlowCommand, T0.AddSeconds(-0.04), T0.AddSeconds(2))
+        {
+            DurationMs = 1041, Command = "GET", Argument = "muxwatch:huge", SlowlogId = 0, SentByMultiplexer = sentBy,
+        };
+
+        var ownConnection = TimelineCorrelation.Refine(failure, [HugeGet("app")], caught.AddSeconds(-5), caught, failedConnectionOf: "app");
+        var anotherClients = TimelineCorrelation.Refine(failure, [HugeGet(null)], caught.AddSeconds(-5), caught, failedConnectionOf: "app");
+        var aWait = TimelineCorrelation.Refine(failure, [HugeGet("app")], caught.AddSeconds(-5), caught);
+
+        Assert.Equal((TimeoutCause.LargePayload, DiagnosisConfidence.High), (ownConnection.Cause, ownConnection.Confidence));
+        Assert.StartsWith("large-payload: GET muxwatch:huge ran 1041 ms", ownConnection.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.Contains("sent on the connection that failed, which its reply held from then on", ownConnection.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.Contains(ownConnection.Evidence, e => e.Cause == TimeoutCause.ConnectionLoss && e.Role == EvidenceRole.Consequence);
+        Assert.Equal(TimeoutCause.ConnectionLoss, anotherClients.Cause); // its copy blocked the server a second: not the drop
+        Assert.Equal(TimeoutCause.ConnectionLoss, aWait.Cause); // not said to be a failed connection: its copy alone counts
+    }
+
+    [Fact]
     public void A_slow_get_is_a_huge_value_not_a_command_to_replace()
     {
         var refined = TimelineCorrelation.Refine(Diagnose(StallAt500), [Slow("GET", 1200, T0.AddSeconds(1.2))], T0.AddSeconds(0.2), T0.AddSeconds(0.7));

@@ -32,6 +32,13 @@ public sealed record ServerEvent(ServerEventKind Kind, DateTimeOffset Start, Dat
     /// <summary>For a slow command: which connection MuxWatch knows the sender as (a watched multiplexer, MuxWatch's own), when it knows it.</summary>
     public string? SentBy { get; init; }
 
+    /// <summary>
+    /// For a slow command: the watched multiplexer that sent it, by its name, when exactly one matches the sender; null
+    /// otherwise. A timeout on that multiplexer's connection to this server waited behind it: a huge value's reply holds
+    /// the connection it was sent on until it is read.
+    /// </summary>
+    public string? SentByMultiplexer { get; init; }
+
     /// <summary>For a save or rewrite: <c>ok</c> or <c>err</c>, as the server reported it once ended.</summary>
     public string? Outcome { get; init; }
 

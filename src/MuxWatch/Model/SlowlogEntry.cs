@@ -18,4 +18,7 @@ public readonly record struct SlowlogEntry(long Id, DateTimeOffset Time, TimeSpa
 
     /// <summary>Which connection MuxWatch knows it as (a watched multiplexer, MuxWatch's own); null when it is no connection MuxWatch knows.</summary>
     public string? SentBy { get; init; }
+
+    /// <summary>The watched multiplexer that sent it, by its name, when exactly one matches the sender; null otherwise.</summary>
+    public string? SentByMultiplexer { get; init; }
 }

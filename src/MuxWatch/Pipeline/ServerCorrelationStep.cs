@@ -55,8 +55,8 @@ internal sealed class ServerCorrelationStep(ServerTimelines timelines, TimeProvi
             events = [.. events, .. promotions]; // this node failed over: the promotion is on its replica's timeline
         }
 
-        var refined = TimelineCorrelation.Refine(before, events, from, to);
         var waited = timeout.Report.Kind is not (RedisErrorKind.ConnectionFailure or RedisErrorKind.NoConnection);
+        var refined = TimelineCorrelation.Refine(before, events, from, to, failedConnectionOf: waited ? null : timeout.Multiplexer);
         timeout.Diagnosis = window.WithAssumedNote(
             WitnessCorrelation.Refine(refined, Witnessed(timeline, from, to, now), from, to, waited, timeout.LiveCounters?.LastSeenConnected, timeout.Report.FailureType));
         if (timeline.CompleteThrough is not { } through || through < to)

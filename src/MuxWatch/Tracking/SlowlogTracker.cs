@@ -61,6 +61,7 @@ internal sealed class SlowlogTracker(ServerTimeline timeline, MuxWatchMetrics me
                 ClientAddress = entry.ClientAddress,
                 ClientName = entry.ClientName,
                 SentBy = entry.SentBy,
+                SentByMultiplexer = entry.SentByMultiplexer,
             }, now);
             _recent.Add((end > now ? now : end, entry.Duration.TotalSeconds));
         }

@@ -51,6 +51,9 @@ public sealed class SlowlogSendersLiveTests : IAsyncLifetime
         Assert.Equal("the watched multiplexer 'checkout'", senders.KnownAs(name, endpoint));
         Assert.Equal("the watched multiplexer 'checkout'", senders.KnownAs(name, endpoint));
         Assert.Null(senders.KnownAs(name, "127.0.0.1:1")); // another server: never this multiplexer
+        Assert.Equal("checkout", senders.MultiplexerOf(name, endpoint)); // by name, for the correlator to match a failed connection's
+        Assert.Null(senders.MultiplexerOf(name, "127.0.0.1:1"));
+        Assert.Null(senders.MultiplexerOf(ServerPollProbe.ClientName, endpoint));
         await host.StopAsync();
     }
 }

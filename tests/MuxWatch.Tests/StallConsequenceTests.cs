@@ -158,10 +158,14 @@ public sealed class StallConsequenceTests
 
         Assert.Equal((TimeoutCause.LargePayload, DiagnosisConfidence.High), (ownConnection.Cause, ownConnection.Confidence));
         Assert.StartsWith("large-payload: GET muxwatch:huge ran 1041 ms", ownConnection.EvidenceLines[0], StringComparison.Ordinal);
-        Assert.Contains("sent on the connection that failed, which its reply held from then on", ownConnection.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.Contains("sent on the connection that failed, which its reply held while it was read", ownConnection.EvidenceLines[0], StringComparison.Ordinal);
         Assert.Contains(ownConnection.Evidence, e => e.Cause == TimeoutCause.ConnectionLoss && e.Role == EvidenceRole.Consequence);
         Assert.Equal(TimeoutCause.ConnectionLoss, anotherClients.Cause); // its copy blocked the server a second: not the drop
         Assert.Equal(TimeoutCause.ConnectionLoss, aWait.Cause); // not said to be a failed connection: its copy alone counts
+
+        // A SET the slow log kept for 12 ms, sent by the same multiplexer 3 s before a kill: a small value read at once, never the drop.
+        var small = new ServerEvent(ServerEventKind.SlowCommand, T0.AddSeconds(-0.012), T0.AddSeconds(1)) { DurationMs = 12, Command = "SET", SlowlogId = 1, SentByMultiplexer = "app" };
+        Assert.Equal(TimeoutCause.ConnectionLoss, TimelineCorrelation.Refine(failure, [small], caught.AddSeconds(-5), caught, failedConnectionOf: "app").Cause);
     }
 
     [Fact]

@@ -28,14 +28,31 @@ interrupted() {
   if [ -n "$pids" ]; then
     kill -KILL $pids 2>/dev/null || true
   fi
+  if [ -n "$session" ]; then pkill -KILL -s "$session" 2>/dev/null || true; fi
   echo "0 passed, 1 failed"
   exit 130
 }
 trap interrupted INT TERM
 
 # Runs a command in the background and waits for it, so that a signal reaches the trap at once (bash
-# runs traps only between foreground commands, and a test run can take minutes).
-run() { "$@" & wait $!; }
+# runs traps only between foreground commands, and a test run can take minutes). The command gets a
+# session of its own (setsid: a background job of a script is no group leader, so it is not forked and
+# the session's id is $!), and whatever is left in that session when it ends is stopped: a test host
+# killed by the hang guard below leaves its redis-servers to init, outside this script's tree (seen).
+session=""
+run() {
+  local rc
+  setsid "$@" & session=$!
+  wait "$session"; rc=$?
+  pkill -KILL -s "$session" 2>/dev/null || true
+  session=""
+  return "$rc"
+}
+
+# A test that hangs ends its project's run after this long without a test starting or finishing (the
+# longest test takes about five minutes here) instead of holding CI until its own limit: the run is
+# reported as aborted, naming the test that hung (blame's sequence file).
+hang_guard=(--blame-hang-timeout "${MUXWATCH_TEST_HANG_TIMEOUT:-15m}" --blame-hang-dump-type none)
 
 install_prerequisites() {
   local missing=()
@@ -98,7 +115,7 @@ status=0
 for project in tests/*.Tests/*.csproj; do
   name="$(basename "$project" .csproj)"
   log "testing $name"
-  run dotnet test "$project" -c "$configuration" --no-build -nologo ${fast:+--filter "$fast"} \
+  run dotnet test "$project" -c "$configuration" --no-build -nologo "${hang_guard[@]}" ${fast:+--filter "$fast"} \
     --logger "trx;LogFileName=$name.trx" --results-directory "$results" || status=1
 done
 
@@ -110,7 +127,7 @@ if [ -n "$fast" ]; then
 elif [ -x "$native" ]; then
   log "testing MuxWatch.Tool.Tests (process tests, on the container's native build)"
   run env MUXWATCH_SERVICE_EXECUTABLE="$native" dotnet test tests/MuxWatch.Tool.Tests/MuxWatch.Tool.Tests.csproj \
-    -c "$configuration" --no-build -nologo --filter "Category=ServiceProcess" \
+    -c "$configuration" --no-build -nologo "${hang_guard[@]}" --filter "Category=ServiceProcess" \
     --logger "trx;LogFileName=MuxWatch.Tool.Tests-native.trx" --results-directory "$results" || status=1
 else
   log "the container's native build is missing: $native"; status=1
@@ -126,7 +143,7 @@ elif log "building with StackExchange.Redis $floor (the supported floor)" && run
   for project in tests/*.Tests/*.csproj; do
     name="$(basename "$project" .csproj)"
     log "testing $name (live probe tests, StackExchange.Redis $floor)"
-    run dotnet test "$project" -c "$configuration" --no-build -nologo --filter "Category=LiveProbe" \
+    run dotnet test "$project" -c "$configuration" --no-build -nologo "${hang_guard[@]}" --filter "Category=LiveProbe" \
       --logger "trx;LogFileName=$name-$floor.trx" --results-directory "$results" || status=1
   done
 else
@@ -134,7 +151,7 @@ else
   echo '<Counters total="1" executed="1" passed="0" failed="1" />' > "$results/floor-build.trx"
 fi
 
-passed=0; failed=0; skipped=0; files=0
+passed=0; failed=0; skipped=0; files=0; aborted_runs=()
 for trx in "$results"/*.trx; do
   [ -f "$trx" ] || continue
   files=$((files + 1))
@@ -144,6 +161,11 @@ for trx in "$results"/*.trx; do
   passed=$((passed + $(value passed)))
   failed=$((failed + $(value failed) + $(value error) + $(value timeout) + $(value aborted)))
   skipped=$((skipped + total - executed))
+  # A run the hang guard (or a crash) aborted counts no failed test of its own: it counts as one.
+  if grep -q '<ResultSummary outcome="Failed"' "$trx" && [ "$(value failed)$(value error)$(value timeout)$(value aborted)" = "0000" ]; then
+    failed=$((failed + 1))
+    aborted_runs+=("$trx")
+  fi
 done
 if [ "$files" -eq 0 ]; then failed=$((failed + 1)); status=1; fi
 if [ "$failed" -gt 0 ]; then
@@ -161,6 +183,16 @@ if [ "$failed" -gt 0 ]; then
       if (shown < 6) { print "     " substr(line, 1, 300); shown++ } if (done) { inmsg = 0; failing = 0 } }
   ' "$results"/*.trx >&2 || true
 fi
+for trx in "${aborted_runs[@]}"; do
+  log "aborted: $(basename "$trx" .trx): $(grep -o '<Text>[^<]*</Text>' "$trx" | sed 's/<[^>]*>//g' | paste -sd ' ' -)"
+  # The test that was running: the last one in the sequence file blame attached to this run.
+  sequence="$(grep -o 'Sequence_[0-9a-f]*\.xml' "$trx" | head -1)"
+  hung=""
+  if [ -n "$sequence" ]; then
+    hung="$(find "$results" -name "$sequence" -exec grep -ho '<Test Name="[^"]*"' {} + 2>/dev/null | tail -1 | sed 's/<Test Name="//; s/"$//')"
+  fi
+  [ -n "$hung" ] && log "    the test running when it ended: $hung"
+done
 if [ "$failed" -gt 0 ]; then status=1; fi
 
 if [ "$skipped" -gt 0 ]; then

@@ -123,9 +123,28 @@ public sealed class RedisServer : IAsyncDisposable
         }
 
         using var process = Process.Start(info)!;
-        var output = await process.StandardOutput.ReadToEndAsync().ConfigureAwait(false);
-        await process.WaitForExitAsync().ConfigureAwait(false);
-        return output.Trim();
+        return (await OutputWithinDeadlineAsync(process, arguments).ConfigureAwait(false)).Trim();
+    }
+
+    /// <summary>How long a redis-cli command may take: the longest a test blocks the server is 11 s; a server that never answers fails the test here, naming the command, instead of holding the run.</summary>
+    private static readonly TimeSpan CommandDeadline = TimeSpan.FromMinutes(2);
+
+    private static async Task<string> OutputWithinDeadlineAsync(Process process, string[] arguments)
+    {
+        using var deadline = new CancellationTokenSource(CommandDeadline);
+        try
+        {
+            var error = process.StandardError.ReadToEndAsync(deadline.Token); // read as well, so that a full pipe never blocks redis-cli
+            var output = await process.StandardOutput.ReadToEndAsync(deadline.Token).ConfigureAwait(false);
+            await process.WaitForExitAsync(deadline.Token).ConfigureAwait(false);
+            await error.ConfigureAwait(false);
+            return output;
+        }
+        catch (OperationCanceledException) when (deadline.IsCancellationRequested)
+        {
+            process.Kill();
+            throw new TimeoutException($"redis-cli {string.Join(' ', arguments)} did not finish within {CommandDeadline.TotalMinutes:0} minutes");
+        }
     }
 
     /// <summary>
@@ -151,8 +170,7 @@ public sealed class RedisServer : IAsyncDisposable
         await process.StandardInput.WriteLineAsync($"CLIENT SETNAME {Quoted(clientName)}").ConfigureAwait(false);
         await process.StandardInput.WriteLineAsync(string.Join(' ', arguments.Select(Quoted))).ConfigureAwait(false);
         process.StandardInput.Close();
-        var output = await process.StandardOutput.ReadToEndAsync().ConfigureAwait(false);
-        await process.WaitForExitAsync().ConfigureAwait(false);
+        var output = await OutputWithinDeadlineAsync(process, arguments).ConfigureAwait(false);
         var lines = output.Trim().Split('\n');
         return string.Join('\n', lines.Skip(1)).Trim(); // the first line is CLIENT SETNAME's OK
     }

@@ -81,16 +81,19 @@ public sealed class ClusterFailoverLiveTests : IAsyncLifetime
         await replica.KillAsync();
         var appFailures = 0;
         var clusterDown = 0;
+        var lostByTheClient = 0;
         var promoted = false;
         var giveUp = DateTime.UtcNow.AddSeconds(90); // a deadline: a promotion never seen is a failure, never a hung run
         while (!promoted)
         {
-            Assert.True(DateTime.UtcNow < giveUp, $"no promotion of {itsPrimary} seen within 90 s ({appFailures} app failures, {clusterDown} CLUSTERDOWN)");
+            Assert.True(DateTime.UtcNow < giveUp, $"no promotion of {itsPrimary} seen within 90 s ({appFailures} app failures, {clusterDown} CLUSTERDOWN, {lostByTheClient} never completed)");
             foreach (var key in Enumerable.Range(0, 30).Select(i => $"failover:{i}"))
             {
                 try
                 {
-                    await database.StringGetAsync(key);
+                    // Bounded: StackExchange.Redis 2.6.90 once lost a request in this failover, its task never completed
+                    // (nothing referenced it any more, as in StackExchange.Redis#1180) and the run hung until CI's limit.
+                    await database.StringGetAsync(key).WaitAsync(TimeSpan.FromSeconds(10));
                 }
                 catch (Exception ex) when (ex is StackExchange.Redis.RedisConnectionException or StackExchange.Redis.RedisTimeoutException)
                 {
@@ -101,6 +104,10 @@ public sealed class ClusterFailoverLiveTests : IAsyncLifetime
                     // The cluster refuses every command while a primary's slots have no owner: an error reply, not a timeout.
                     clusterDown++;
                 }
+                catch (TimeoutException) // WaitAsync's own, after the client's RedisTimeoutException above
+                {
+                    lostByTheClient++; // the app's request hangs: a failure it sees all the same, though the client never says so
+                }
             }
 
             var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
@@ -110,7 +117,7 @@ public sealed class ClusterFailoverLiveTests : IAsyncLifetime
                 && metrics.Value("muxwatch_connected", ("multiplexer", "cluster"), ("endpoint", replica.EndPoint)) is null or 0;
         }
 
-        Assert.True(appFailures > 0, "no request of the app failed while its primary was down");
+        Assert.True(appFailures + lostByTheClient > 0, "no request of the app failed while its primary was down");
 
         // The CLUSTERDOWN replies the app got (if the cluster said so before the client gave up on the node),
         // counted by code: hosted in this process, the sidecar's catcher sees the app's exceptions.

@@ -7,14 +7,17 @@ public static class Eventually
     public static readonly TimeSpan DefaultTimeout = TimeSpan.FromSeconds(30);
 
     /// <summary>Polls <paramref name="condition"/> until it holds; throws naming <paramref name="what"/> at the deadline.</summary>
-    public static async Task UntilAsync(Func<bool> condition, string what, TimeSpan? timeout = null)
+    public static async Task UntilAsync(Func<bool> condition, string what, TimeSpan? timeout = null, Func<string?>? lastSeen = null)
     {
         ArgumentNullException.ThrowIfNull(condition);
-        await UntilAsync(() => Task.FromResult(condition()), what, timeout).ConfigureAwait(false);
+        await UntilAsync(() => Task.FromResult(condition()), what, timeout, lastSeen).ConfigureAwait(false);
     }
 
-    /// <summary>Polls an async condition until it holds; exceptions count as "not yet".</summary>
-    public static async Task UntilAsync(Func<Task<bool>> condition, string what, TimeSpan? timeout = null)
+    /// <summary>
+    /// Polls an async condition until it holds; exceptions count as "not yet". At the deadline the message names
+    /// <paramref name="what"/> and, when given, <paramref name="lastSeen"/>'s account of what the condition last saw.
+    /// </summary>
+    public static async Task UntilAsync(Func<Task<bool>> condition, string what, TimeSpan? timeout = null, Func<string?>? lastSeen = null)
     {
         ArgumentNullException.ThrowIfNull(condition);
         var deadline = DateTime.UtcNow + (timeout ?? DefaultTimeout);
@@ -38,6 +41,7 @@ public static class Eventually
             await Task.Delay(50).ConfigureAwait(false);
         }
 
-        throw new TimeoutException($"Timed out waiting for: {what}" + (last is null ? string.Empty : $" (last error: {last.Message})"));
+        throw new TimeoutException($"Timed out waiting for: {what}" + (last is null ? string.Empty : $" (last error: {last.Message})")
+            + (lastSeen?.Invoke() is { } seen ? $" (last seen: {seen})" : string.Empty));
     }
 }

@@ -111,13 +111,15 @@ public sealed class SidecarStallLiveTests : IAsyncLifetime
         var during = await PostAsync(sidecar, $"Timeout performing GET app:key (2000ms), inst: 3, qu: 0, qs: 4, aw: False, rs: ReadAsync, ws: Idle, in: 0, in-pipe: 0, out-pipe: 0, serverEndpoint: {_redis.EndPoint}, mc: 1/1/0, IOCP: (Busy=0,Free=1000,Min=2,Max=1000), WORKER: (Busy=6,Free=32761,Min=2,Max=32767), v: 2.6.90.64945", pausedAt.AddSeconds(3.5));
         // The second one waited wholly after the pause: the witness answered through its 2 s.
         var resumedAt = DateTimeOffset.FromUnixTimeMilliseconds((long)(resumed * 1000));
+        string? lastPolling = null;
         await Eventually.UntilAsync(async () =>
         {
             using var targets = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative)));
             var polling = targets.RootElement.GetProperty("targets")[0].GetProperty("servers")[0].GetProperty("polling");
+            lastPolling = polling.ToString();
             return polling.GetProperty("witnessAnsweredAt").ValueKind == JsonValueKind.String
                 && polling.GetProperty("witnessAnsweredAt").GetDateTimeOffset() > resumedAt.AddSeconds(2.5);
-        }, "the witness answering for 2.5 s after the pause");
+        }, "the witness answering for 2.5 s after the pause", lastSeen: () => $"resumed at {resumedAt:O}, polling {lastPolling}");
         var answering = await PostAsync(sidecar, $"Timeout performing GET app:key (2000ms), inst: 3, qu: 0, qs: 4, aw: False, rs: ReadAsync, ws: Idle, in: 0, in-pipe: 0, out-pipe: 0, serverEndpoint: {_redis.EndPoint}, mc: 1/1/0, IOCP: (Busy=0,Free=1000,Min=2,Max=1000), WORKER: (Busy=6,Free=32761,Min=2,Max=32767), v: 2.6.90.64945", DateTimeOffset.UtcNow);
 
         Assert.True(during.GetProperty("cause").GetString() == "server-stall", during.ToString());

@@ -36,9 +36,10 @@ public sealed record ServerPollingStatus(
     public string? WitnessRefused { get; init; }
 
     /// <summary>
-    /// Until when MuxWatch's witness has no connection to the server because one of its reads or writes held the
-    /// thread every endpoint's witness shares (over 20 ms: a TLS record trickled in byte by byte, a write to a full
-    /// socket); null otherwise. A false one (the thread made to wait for a CPU) blinds this endpoint's witness for 30 s.
+    /// Until when MuxWatch's witness has no connection to the server because one of its TLS reads held the thread
+    /// every endpoint's witness shares (over 20 ms: a TLS record trickled in byte by byte); null otherwise. Only a TLS
+    /// connection is taken off: a plain one's read and write cannot wait on the server, so a slow one there was the
+    /// thread waiting for a CPU. A TLS read slowed that way takes the endpoint's witness off for 30 s all the same.
     /// </summary>
     public DateTimeOffset? WitnessHeldOffUntil { get; init; }
 }

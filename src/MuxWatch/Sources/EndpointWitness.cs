@@ -42,6 +42,9 @@ internal sealed class EndpointWitness : IDisposable
 
     private readonly ServerTimeline _timeline;
     private readonly WitnessConnector _connector;
+
+    /// <summary>Whether its connection is TLS, the only kind whose read can wait on the server (<see cref="HeldTheThread"/>).</summary>
+    private readonly bool _overTls;
     private readonly TimeProvider _time;
     private readonly byte[] _buffer = new byte[512];
     private WitnessConnection? _connection;
@@ -63,6 +66,7 @@ internal sealed class EndpointWitness : IDisposable
     public EndpointWitness(ServerTimeline timeline, WitnessTarget target, TimeProvider time)
     {
         _timeline = timeline;
+        _overTls = target.TlsHost is not null;
         _connector = new WitnessConnector(target, time);
         _time = time;
     }
@@ -195,15 +199,26 @@ internal sealed class EndpointWitness : IDisposable
     }
 
     /// <summary>
-    /// This endpoint's connection held the witness's thread for <paramref name="heldMs"/> (a TLS record trickled in a byte
-    /// at a time): dropped, and not re-made for <see cref="HeldBackoff"/>, so that one endpoint cannot blind the witness of
-    /// the others. The time is the thread's, never a server's silence (<see cref="WitnessThread"/> takes it out).
+    /// This endpoint's step or read took <paramref name="heldMs"/> of the witness's thread. A TLS connection's can have
+    /// held it (a record trickled in a byte at a time: the read waits for the whole record): dropped, and not re-made for
+    /// <see cref="HeldBackoff"/>, so that one endpoint cannot blind the witness of the others; returns true. A plain
+    /// connection's cannot: its read follows <c>Select</c> saying bytes are there and returns what is, and its write is
+    /// one PING of 6 bytes with nothing else unanswered, so the time was the thread's own (made to wait for a CPU on a
+    /// loaded machine: seen in full test runs as a healthy endpoint blinded for 30 s): kept; returns false. Decided by the
+    /// endpoint, not by the connection: a trickled record ends in a failed read, and the connection is gone by now. Either way
+    /// the time is never a server's silence (<see cref="WitnessThread"/> takes it out).
     /// </summary>
-    public void HeldTheThread(DateTimeOffset now, double heldMs)
+    public bool HeldTheThread(DateTimeOffset now, double heldMs)
     {
+        if (!_overTls)
+        {
+            return false;
+        }
+
         Lose(now, string.Create(System.Globalization.CultureInfo.InvariantCulture, $"held the witness's thread {heldMs:F0} ms"));
         _nextConnect = now + HeldBackoff;
         _timeline.NoteWitnessHeldOff(_nextConnect);
+        return true;
     }
 
     /// <summary>How long an endpoint whose connection held the witness's thread goes without a witness.</summary>

@@ -151,6 +151,9 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         }
     }
 
+    /// <summary>The time steps and reads took of this thread past <see cref="HeldLimitMs"/>, in all (tests read it).</summary>
+    internal double HeldMs => Volatile.Read(ref _heldMs);
+
     /// <summary>Cycles run since start (benchmarks read it: the thread's wakes).</summary>
     internal long Cycles => Interlocked.Read(ref _cycles);
 
@@ -259,9 +262,9 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
 
     /// <summary>
     /// One endpoint's step or read took longer than <see cref="HeldLimitMs"/> of this thread, which every endpoint
-    /// shares (a TLS record trickled in byte by byte; a blocking write to a full socket): the time is added to what the
-    /// witnesses take out of their waits, as a GC pause is (it was this thread's, not any server's silence), and the
-    /// endpoint's connection is dropped for a while and said in the log.
+    /// shares (a TLS record trickled in byte by byte, or the thread made to wait for a CPU): the time is added to what the
+    /// witnesses take out of their waits, as a GC pause is (it was this thread's, not any server's silence), and a
+    /// connection that can hold the thread (TLS) is dropped for a while and said in the log.
     /// </summary>
     private void NoteHeld(EndpointWitness witness, ServerTimeline? timeline, HeldClock started)
     {
@@ -272,8 +275,10 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         }
 
         _heldMs += heldMs;
-        witness.HeldTheThread(_time.GetUtcNow(), heldMs);
-        LogHeld(_logger, (timeline ?? _witnesses.FirstOrDefault(w => ReferenceEquals(w.Value, witness)).Key)?.Endpoint ?? "?", heldMs);
+        if (witness.HeldTheThread(_time.GetUtcNow(), heldMs))
+        {
+            LogHeld(_logger, (timeline ?? _witnesses.FirstOrDefault(w => ReferenceEquals(w.Value, witness)).Key)?.Endpoint ?? "?", heldMs);
+        }
     }
 
     private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;

@@ -113,6 +113,48 @@ public sealed class WitnessCorrelationTests
         Assert.DoesNotContain(TimeoutCause.ServerStall, refined.Causes);
     }
 
+    // A full run's blocking app on 3.4.35 (PoolStackCaptureUnavailableTests): a request that began to wait while the pool was
+    // calm (its sample then: Busy=0/Min=2, nothing queued) and was caught 2.5 s later in the starvation that filled it, the
+    // 3.x writer left with commands unwritten.
+    private const string CaughtInAStarvationThatBeganAfterItsWait = "Timeout awaiting response (outbound=0KiB, inbound=0KiB, 2508ms elapsed, timeout is 500ms), command=GET, next: GET muxwatch:cart, inst: 0, qu: 2, qs: 0, aw: True, bw: CheckingForTimeoutComplete, rs: ReadAsync, ws: Writing, in: 143, in-pipe: 0, last-in: 7, cur-in: 7, lm: 2/2/0/0, sync-ops: 0, async-ops: 28, serverEndpoint: 127.0.0.1:39839, conn-sec: 5.37, aoc: 0, mc: 1/1/0, clientName: vm(SE.Redis-v3.4.35.20751), IOCP: (Busy=0,Free=1000,Min=1,Max=1000), WORKER: (Busy=23,Free=32744,Min=2,Max=32767), POOL: (Threads=23,QueuedItems=274,CompletedItems=185,Timers=4), v: 3.4.35.20751 (see https://seredis.dev/Timeouts for some common client-side issues that can cause timeouts)";
+
+    private static readonly ThreadPoolSnapshot CalmBeforeTheWait = new(0, 2, 32767, 0, 1, 1000, 2, 0, 150);
+
+    [Fact]
+    public void Starvation_that_arose_during_the_wait_weighs_in_full_once_the_server_is_seen_answering()
+    {
+        // Weighed against the calm sample, the starvation could be a stall's consequence (replies stopped, continuations
+        // piled up), so it weighed clear and the late check beside qu: 2 made it write-backlog; the witness answered five
+        // times in the wait, so nothing stopped the replies: it was called write-backlog, high, all the same.
+        var before = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(CaughtInAStarvationThatBeganAfterItsWait), poolBeforeWait: CalmBeforeTheWait);
+        Assert.Equal(TimeoutCause.WriteBacklog, before.Cause);
+        Assert.Equal(EvidenceWeight.Clear, before.WeightOf(TimeoutCause.ThreadPoolStarvation));
+        var (from, to) = (T0, T0.AddMilliseconds(2508));
+        WitnessReport answeredFiveTimes = new([], [], [.. Enumerable.Range(0, 5).Select(i => new WitnessAnswer(from.AddMilliseconds(436 + (400 * i)), from.AddMilliseconds(440 + (400 * i))))]);
+
+        var refined = WitnessCorrelation.Refine(before, answeredFiveTimes, from, to);
+
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, refined.Cause);
+        Assert.Equal(DiagnosisConfidence.High, refined.Confidence);
+        Assert.Equal(EvidenceWeight.Overriding, refined.WeightOf(TimeoutCause.ThreadPoolStarvation));
+        Assert.StartsWith("thread-pool-starvation: not the server: MuxWatch's own connection was answered 5 times while this request waited", refined.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.Contains(refined.EvidenceLines, line => line.StartsWith("thread-pool-starvation: WORKER Busy=23 > Min=2", StringComparison.Ordinal)
+            && line.EndsWith("; but the server answered MuxWatch's own connection meanwhile, so replies had not stopped: weighed in full", StringComparison.Ordinal));
+        Assert.Contains(refined.EvidenceLines, line => line.StartsWith("why: thread-pool-starvation outranks write-backlog: it arose while this request waited, but the server answered", StringComparison.Ordinal));
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, refined.Causes[0]);
+        Assert.Contains(TimeoutCause.WriteBacklog, refined.Causes);
+
+        // The same wait with the witness silent over it: the starvation stays a stall's possible consequence.
+        var silent = WitnessCorrelation.Refine(before, new([(from.AddMilliseconds(-100), to.AddMilliseconds(100))], [], []), from, to);
+        Assert.Equal(TimeoutCause.ServerStall, silent.Cause);
+        Assert.Equal(EvidenceWeight.Clear, silent.WeightOf(TimeoutCause.ThreadPoolStarvation));
+
+        // And starvation already there before the wait was overriding from the start: nothing to restore.
+        var starvedBefore = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(CaughtInAStarvationThatBeganAfterItsWait), poolBeforeWait: CalmBeforeTheWait with { WorkerBusy = 20, QueueLength = 100 });
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, starvedBefore.Cause);
+        Assert.Equal(TimeoutCause.ThreadPoolStarvation, WitnessCorrelation.Refine(starvedBefore, answeredFiveTimes, from, to).Cause);
+    }
+
     [Fact]
     public void A_connection_dropped_in_a_starved_pool_with_the_witness_answered_just_before_and_after_the_wait_is_the_pool()
     {

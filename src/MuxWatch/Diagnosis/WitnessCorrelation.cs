@@ -40,7 +40,7 @@ internal sealed record WitnessReport(
 /// server cause; the cause is in the app (its pool, a GC pause, its CPU, its reader) or on its path.</item>
 /// </list>
 /// </remarks>
-internal static class WitnessCorrelation
+internal static partial class WitnessCorrelation
 {
     /// <summary>The share of the wait the witness must have gone unanswered for to call the server silent over it.</summary>
     public const double SilentShare = TimelineCorrelation.ExplainingShare;
@@ -230,74 +230,6 @@ internal static class WitnessCorrelation
                 + $"a server that stops makes the client give up on its connection and piles the waiting calls' continuations on the pool, so {previous} here is its consequence";
         var promoted = Promote(diagnosis, TimeoutCause.ServerStall, stall, why, DiagnosisConfidence.High, markConsequence: true);
         return promoted with { Evidence = [.. promoted.Evidence, Evidence.Note(UntracedFor(diagnosis))] };
-    }
-
-    private static TimeoutDiagnosis Answered(TimeoutDiagnosis diagnosis, IReadOnlyList<WitnessAnswer> answers, DateTimeOffset from, bool bracketed = false, DateTimeOffset? beforeFailure = null)
-    {
-        var first = answers[0];
-        var text = beforeFailure is { } failed
-            ? string.Create(CultureInfo.InvariantCulture,
-                $"not the server: MuxWatch's own connection was answered {(answers.Count == 1 ? "once" : $"{answers.Count} times")} in the {Seconds(failed - from)} before this failure (the last at {Clock(answers[^1].Answered)}, within {answers.Max(a => (a.Answered - a.Sent).TotalMilliseconds):0.#} ms) and silent nowhere, so the server was answering: the connection was dropped on this app's side (its pool, a GC pause, its CPU) or on its path to the server")
-            : bracketed
-            ? string.Create(CultureInfo.InvariantCulture,
-                $"not the server: MuxWatch's own connection was answered at {Clock(first.Answered)}, {Seconds(from - first.Answered)} before this request began to wait, and again to a PING sent at {Clock(answers[^1].Sent)}, after it gave up, each within {Math.Max((first.Answered - first.Sent).TotalMilliseconds, (answers[^1].Answered - answers[^1].Sent).TotalMilliseconds):0.#} ms, silent nowhere in between, so the server was answering: the wait was in this app (its pool, a GC pause, its CPU, a reader behind a large reply) or on its path to the server")
-            : string.Create(CultureInfo.InvariantCulture,
-                $"not the server: MuxWatch's own connection was answered {(answers.Count == 1 ? "once" : $"{answers.Count} times")} while this request waited (a PING sent {(first.Sent - from).TotalMilliseconds:0} ms into the wait, answered in {(first.Answered - first.Sent).TotalMilliseconds:0.#} ms), so the server was answering: the wait was in this app (its pool, a GC pause, its CPU, a reader behind a large reply) or on its path to the server");
-        if (diagnosis.Confidence == DiagnosisConfidence.High && diagnosis.Evidence.Any(e => e.Role == EvidenceRole.Finding && e.Cause == diagnosis.Cause && e.Fields.Contains("server:timeline")))
-        {
-            // What the server logged explains the wait (a slow command, a huge value copied): the server answered
-            // another connection before or after that block, which does not undo it.
-            return diagnosis;
-        }
-
-        var serverSide = ServerCauses.Contains(diagnosis.Cause) && diagnosis.Confidence != DiagnosisConfidence.High;
-        var clientDrop = diagnosis.Cause == TimeoutCause.ConnectionLoss;
-        if (!serverSide && !clientDrop && diagnosis.Cause != TimeoutCause.Unknown)
-        {
-            return diagnosis.Cause is TimeoutCause.SlowCommand or TimeoutCause.Persistence or TimeoutCause.Failover
-                ? diagnosis // the server's own record explains the wait; an answer on another connection does not undo it
-                : diagnosis with
-                {
-                    // The server ruled out: its signs become notes, and the sign in the app no longer has a
-                    // server stall to be the consequence of.
-                    Causes = [.. diagnosis.Causes.Where(c => !ServerCauses.Contains(c))],
-                    Evidence = [.. diagnosis.Evidence.Where(e => e.Role != EvidenceRole.Why).Select(Excluded), Evidence.Finding(diagnosis.Cause, EvidenceWeight.Strong, text, "witness"),
-                        .. diagnosis.Evidence.Where(e => e.Role == EvidenceRole.Why && !diagnosis.Causes.Any(c => ServerCauses.Contains(c)))],
-                    Confidence = diagnosis.WeightOf(diagnosis.Cause) >= EvidenceWeight.Clear ? DiagnosisConfidence.High : DiagnosisConfidence.Medium,
-                };
-        }
-
-        // A server cause (or a connection the client dropped, or nothing) while the server was answering: the
-        // heaviest sign in the app takes its place.
-        var candidate = diagnosis.Causes
-            .Where(c => !ServerCauses.Contains(c) && c is not TimeoutCause.Unknown and not TimeoutCause.ConnectionLoss)
-            .OrderByDescending(diagnosis.WeightOf)
-            .ThenBy(c => IndexOf(c))
-            .Cast<TimeoutCause?>()
-            .FirstOrDefault();
-        if (candidate is not { } inApp)
-        {
-            if (clientDrop)
-            {
-                return diagnosis with { Evidence = [.. diagnosis.Evidence, Evidence.Note(text + "; the app's connection was dropped on the app's side")] };
-            }
-
-            var unknown = new TimeoutDiagnosis(TimeoutCause.Unknown, [TimeoutCause.Unknown, .. diagnosis.Causes.Where(c => c != TimeoutCause.Unknown)],
-                [Evidence.Note(text), .. diagnosis.Evidence.Where(e => e.Role != EvidenceRole.Why).Select(Excluded)], CauseAdvice.For(TimeoutCause.Unknown))
-            {
-                Confidence = DiagnosisConfidence.Medium,
-                Weights = diagnosis.Weights,
-            };
-            return unknown;
-        }
-
-        var line = Evidence.Finding(inApp, EvidenceWeight.Strong, text, "witness");
-        return Promote(diagnosis, inApp, line,
-            beforeFailure is null
-                ? $"{inApp.ToName()} outranks {diagnosis.Cause.ToName()}: the server answered MuxWatch's own connection while this request waited, so the wait was in the app"
-                : $"{inApp.ToName()} outranks {diagnosis.Cause.ToName()}: the server answered MuxWatch's own connection right up to this failure, so the connection was dropped in the app",
-            diagnosis.WeightOf(inApp) >= EvidenceWeight.Clear ? DiagnosisConfidence.High : DiagnosisConfidence.Medium,
-            excludeServer: true);
     }
 
     /// <summary>The diagnosis with <paramref name="cause"/> first: the new line, then the old evidence (the old primary's a consequence when asked).</summary>

@@ -20,6 +20,13 @@ public sealed record Evidence(EvidenceRole Role, TimeoutCause? Cause, EvidenceWe
     /// </summary>
     public bool AroseDuringWait { get; init; }
 
+    /// <summary>
+    /// For a sign that <see cref="AroseDuringWait"/>: the weight it has when no stall of the server's replies can explain
+    /// it. It weighs less only because a stall could have caused it; once MuxWatch's own connection shows the server
+    /// answering through the wait, it weighs this (null: the same as <see cref="Weight"/>).
+    /// </summary>
+    internal EvidenceWeight? WeightIfNoStall { get; init; }
+
     /// <summary>A finding for <paramref name="cause"/>.</summary>
     public static Evidence Finding(TimeoutCause cause, EvidenceWeight weight, string text, params string[] fields) =>
         new(EvidenceRole.Finding, cause, weight, text) { Fields = fields };

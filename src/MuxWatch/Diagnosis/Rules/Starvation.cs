@@ -24,7 +24,8 @@ internal static class Starvation
     /// Adds a starvation finding, weighed against the pool sampled just before the request started to
     /// wait: starvation that was not there then arose during the wait, which is what a stall does (the calls
     /// waiting on it time out together and their continuations queue), so it weighs as a sign a server
-    /// stall also explains (clear, or weak when weak), never as overriding.
+    /// stall also explains (clear, or weak when weak), never as overriding, unless MuxWatch's own connection
+    /// shows the server answering through the wait (<see cref="Evidence.WeightIfNoStall"/>, read by <see cref="WitnessCorrelation"/>).
     /// </summary>
     public static void Add(Findings found, bool strong, ThreadPoolSnapshot? beforeWait, string line, params string[] fields) =>
         Add(found, strong, overriding: true, beforeWait, line, fields);
@@ -42,11 +43,14 @@ internal static class Starvation
         {
             found.Add(Evidence.Finding(TimeoutCause.ThreadPoolStarvation, strong ? EvidenceWeight.Clear : EvidenceWeight.Weak,
                 $"{line}; arose while the request waited (the pool's sample nearest the wait's start found WORKER Busy={before.WorkerBusy}/Min={before.WorkerMin} with {before.QueueLength} queued): load that appears because replies stopped may be a consequence, not the cause",
-                fields) with { AroseDuringWait = true });
+                fields) with { AroseDuringWait = true, WeightIfNoStall = WeightOf(strong, overriding) });
             return;
         }
 
-        found.Add(TimeoutCause.ThreadPoolStarvation, strong ? overriding ? EvidenceWeight.Overriding : EvidenceWeight.Strong : EvidenceWeight.Weak,
+        found.Add(TimeoutCause.ThreadPoolStarvation, WeightOf(strong, overriding),
             beforeWait is not null ? $"{line}; already so before the request started waiting (sampled by MuxWatch)" : line, fields);
     }
+
+    private static EvidenceWeight WeightOf(bool strong, bool overriding) =>
+        strong ? overriding ? EvidenceWeight.Overriding : EvidenceWeight.Strong : EvidenceWeight.Weak;
 }

@@ -275,7 +275,7 @@ static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplex
     {
         await WaitUntilBlockedAsync(endpoint); // the calls start only once the server is really asleep
     }
-    var thrown = 0;
+    var thrown = new Failures();
     var calls = Enumerable.Range(0, 50).Select(async _ =>
     {
         try
@@ -284,7 +284,7 @@ static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplex
         }
         catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
         {
-            Interlocked.Increment(ref thrown);
+            thrown.Note(ex);
         }
     }).ToList();
     var sync = new Thread(() =>
@@ -295,7 +295,7 @@ static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplex
         }
         catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
         {
-            Interlocked.Increment(ref thrown);
+            thrown.Note(ex);
         }
     });
     sync.Start();
@@ -308,7 +308,7 @@ static async Task<int> StallAsync(IServiceProvider services, ConnectionMultiplex
     }
 
     // Every timeout of the app's own calls recorded and settled (the poll after the stall explains them).
-    return await ReportAsync(services, thrown, registry);
+    return await ReportAsync(services, thrown.Count, registry);
 }
 
 // Stops the server's process for the span (SIGSTOP, then SIGCONT), as a paused VM or a swapping host stops it:
@@ -380,7 +380,7 @@ static async Task<int> GcPauseAsync(IServiceProvider services, ConnectionMultipl
 
     var db = app.GetDatabase();
     await db.StringSetAsync("muxwatch:gc", "v");
-    var thrown = 0;
+    var thrown = new Failures();
     using var done = new CancellationTokenSource();
     var callers = Enumerable.Range(0, 8).Select(_ => Task.Run(async () =>
     {
@@ -392,7 +392,7 @@ static async Task<int> GcPauseAsync(IServiceProvider services, ConnectionMultipl
             }
             catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
             {
-                Interlocked.Increment(ref thrown);
+                thrown.Note(ex);
             }
         }
     })).ToList();
@@ -406,13 +406,13 @@ static async Task<int> GcPauseAsync(IServiceProvider services, ConnectionMultipl
             }
             catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
             {
-                Interlocked.Increment(ref thrown);
+                thrown.Note(ex);
             }
         }
     });
     sync.Start();
     var pauses = new List<double>();
-    for (var round = 0; round < 6 && Volatile.Read(ref thrown) < 8; round++)
+    for (var round = 0; round < 6 && thrown.Count < 8; round++)
     {
         var before = GC.GetTotalPauseDuration();
         GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
@@ -427,7 +427,7 @@ static async Task<int> GcPauseAsync(IServiceProvider services, ConnectionMultipl
     sync.Join();
     GC.KeepAlive(heap);
     Console.WriteLine("pauses: " + string.Join(' ', pauses.Select(p => p.ToString("0", System.Globalization.CultureInfo.InvariantCulture))));
-    return await ReportAsync(services, thrown, registry);
+    return await ReportAsync(services, thrown.Count, registry);
 }
 
 static async Task<int> HugeValueAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, CollectorRegistry registry)
@@ -446,7 +446,7 @@ static async Task<int> HugeValueAsync(IServiceProvider services, ConnectionMulti
     await WaitAsync(() => loop.Cycles > cycles);
 
     var db = app.GetDatabase();
-    var thrown = 0;
+    var thrown = new Failures();
     async Task CallAsync(Func<Task> call)
     {
         try
@@ -455,7 +455,7 @@ static async Task<int> HugeValueAsync(IServiceProvider services, ConnectionMulti
         }
         catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
         {
-            Interlocked.Increment(ref thrown);
+            thrown.Note(ex);
         }
     }
 
@@ -465,7 +465,7 @@ static async Task<int> HugeValueAsync(IServiceProvider services, ConnectionMulti
     sync.Start();
     await Task.WhenAll([huge, .. small]);
     sync.Join();
-    return await ReportAsync(services, thrown, registry);
+    return await ReportAsync(services, thrown.Count, registry);
 }
 
 static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMultiplexer app, string endpoint, CollectorRegistry registry, bool afterNoise)
@@ -491,7 +491,7 @@ static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMu
     }
 
     var carts = new Shop.CartService(app.GetDatabase());
-    var thrown = 0;
+    var thrown = new Failures();
     using var done = new CountdownEvent(300);
     for (var i = 0; i < 300; i++)
     {
@@ -511,7 +511,7 @@ static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMu
             }
             catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
             {
-                Interlocked.Increment(ref thrown);
+                thrown.Note(ex);
             }
             finally
             {
@@ -523,7 +523,7 @@ static async Task<int> BlockOnTasksAsync(IServiceProvider services, ConnectionMu
     // Waited on a thread of its own: the pool is the thing starved.
     await Task.Factory.StartNew(() => done.Wait(TimeSpan.FromMinutes(2)), TaskCreationOptions.LongRunning);
     bystander.Set();
-    return await ReportAsync(services, Volatile.Read(ref thrown), registry, "muxwatch_threadpool_adjustments_total", "muxwatch_threadpool_stack_captures_total");
+    return await ReportAsync(services, thrown.Count, registry, "muxwatch_threadpool_adjustments_total", "muxwatch_threadpool_stack_captures_total");
 }
 
 // What happens before the starvation in a real app, none of it the cause: a start-up blip (the first requests block a few
@@ -614,7 +614,7 @@ static async Task<int> KeepThePoolBusyAsync(IServiceProvider services, Connectio
 
     // The app's calls, from a thread of its own (the pool is the thing kept busy), until the busy work is done.
     var db = app.GetDatabase();
-    var thrown = 0;
+    var thrown = new Failures();
     var caller = new Thread(() =>
     {
         while (!done.IsSet)
@@ -625,13 +625,13 @@ static async Task<int> KeepThePoolBusyAsync(IServiceProvider services, Connectio
             }
             catch (Exception ex) when (ex is RedisTimeoutException or RedisConnectionException)
             {
-                thrown++;
+                thrown.Note(ex);
             }
         }
     });
     caller.Start();
     await Task.Factory.StartNew(() => { done.Wait(TimeSpan.FromMinutes(2)); caller.Join(); }, TaskCreationOptions.LongRunning);
-    return await ReportAsync(services, thrown, registry, "muxwatch_threadpool_adjustments_total", "muxwatch_threadpool_stack_captures_total");
+    return await ReportAsync(services, thrown.Count, registry, "muxwatch_threadpool_adjustments_total", "muxwatch_threadpool_stack_captures_total");
 }
 
 // Every timeout of the app's own calls recorded and settled; printed as JSON lines, then "thrown: N" and the counters

@@ -56,14 +56,14 @@ internal static partial class WitnessCorrelation
         if (!serverSide && !clientDrop && diagnosis.Cause != TimeoutCause.Unknown)
         {
             return diagnosis with
-                {
-                    // The server ruled out: its signs become notes, and the sign in the app no longer has a
-                    // server stall to be the consequence of.
-                    Causes = [.. diagnosis.Causes.Where(c => !ServerCauses.Contains(c))],
-                    Evidence = [.. diagnosis.Evidence.Where(e => e.Role != EvidenceRole.Why).Select(Excluded), Evidence.Finding(diagnosis.Cause, EvidenceWeight.Strong, text, "witness"),
-                        .. diagnosis.Evidence.Where(e => e.Role == EvidenceRole.Why && !diagnosis.Causes.Any(c => ServerCauses.Contains(c)))],
-                    Confidence = diagnosis.WeightOf(diagnosis.Cause) >= EvidenceWeight.Clear ? DiagnosisConfidence.High : DiagnosisConfidence.Medium,
-                };
+            {
+                // The server ruled out: its signs become notes, and the sign in the app no longer has a
+                // server stall to be the consequence of.
+                Causes = [.. diagnosis.Causes.Where(c => !ServerCauses.Contains(c))],
+                Evidence = [.. diagnosis.Evidence.Where(e => e.Role != EvidenceRole.Why).Select(Excluded), Evidence.Finding(diagnosis.Cause, EvidenceWeight.Strong, text, "witness"),
+                    .. diagnosis.Evidence.Where(e => e.Role == EvidenceRole.Why && !diagnosis.Causes.Any(c => ServerCauses.Contains(c)))],
+                Confidence = diagnosis.WeightOf(diagnosis.Cause) >= EvidenceWeight.Clear ? DiagnosisConfidence.High : DiagnosisConfidence.Medium,
+            };
         }
 
         // A server cause (or a connection the client dropped, or nothing) while the server was answering: the

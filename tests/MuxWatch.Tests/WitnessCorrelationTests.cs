@@ -144,6 +144,13 @@ public sealed class WitnessCorrelationTests
         Assert.Equal(TimeoutCause.ThreadPoolStarvation, refined.Causes[0]);
         Assert.Contains(TimeoutCause.WriteBacklog, refined.Causes);
 
+        // Answered just before the wait began and just after it gave up, never inside it: nothing says the replies went
+        // on through this wait, so the starvation keeps its doubt and the message's reading stands.
+        var justOutside = WitnessCorrelation.Refine(before, new([], [], [], (new WitnessAnswer(from.AddMilliseconds(-60), from.AddMilliseconds(-55)), new WitnessAnswer(to.AddMilliseconds(20), to.AddMilliseconds(25)))), from, to);
+        Assert.Equal(TimeoutCause.WriteBacklog, justOutside.Cause);
+        Assert.Equal(EvidenceWeight.Clear, justOutside.WeightOf(TimeoutCause.ThreadPoolStarvation));
+        Assert.DoesNotContain(justOutside.EvidenceLines, line => line.Contains("weighed in full", StringComparison.Ordinal));
+
         // The same wait with the witness silent over it: the starvation stays a stall's possible consequence.
         var silent = WitnessCorrelation.Refine(before, new([(from.AddMilliseconds(-100), to.AddMilliseconds(100))], [], []), from, to);
         Assert.Equal(TimeoutCause.ServerStall, silent.Cause);

@@ -2,6 +2,7 @@ using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
 using MuxWatch.Pipeline;
 using MuxWatch.Sources;
+using MuxWatch.State;
 
 namespace MuxWatch.StackExchangeRedis;
 
@@ -9,7 +10,14 @@ namespace MuxWatch.StackExchangeRedis;
 /// Samples every watched multiplexer each cycle, and submits the probe's own timeouts to the pipeline
 /// (a source like the first-chance catcher: it only ever hands timeouts forward).
 /// </summary>
-internal sealed class MultiplexerProbe(WatchedMultiplexers multiplexers, TimeoutPipeline pipeline, IOptions<MuxWatchOptions> options) : IPeriodicProbe
+/// <remarks>
+/// While the process is quiet (<see cref="ProcessActivity"/>: an idle app), the PINGs come
+/// <see cref="MuxWatchOptions.PingQuietMultiple"/> times less often: each one runs the client's whole command path,
+/// and run every 10 s it is compiled three times over by the JIT's tiers in an idle app's first minutes, about a fifth
+/// of what watching cost it then (docs/benchmarks.md, "The PING at the quiet pace"). The counters and the connection
+/// state are still read every cycle, and an endpoint the witness finds silent is still PINGed every cycle.
+/// </remarks>
+internal sealed class MultiplexerProbe(WatchedMultiplexers multiplexers, TimeoutPipeline pipeline, IOptions<MuxWatchOptions> options, ProcessActivity? activity = null) : IPeriodicProbe
 {
     public string Name => "multiplexer";
 
@@ -18,11 +26,14 @@ internal sealed class MultiplexerProbe(WatchedMultiplexers multiplexers, Timeout
         var settings = options.Value;
         List<Exception>? failures = null;
         multiplexers.Refresh();
+        var quietPace = settings.PingQuietMultiple > 1 && activity?.IsQuiet(now) == true;
+        var pingInterval = PingInterval(settings, quietPace);
+        var statusInterval = settings.Ping ? settings.PingInterval : (TimeSpan?)null;
         foreach (var watched in multiplexers.All)
         {
             try
             {
-                watched.Sample(now, settings.Ping ? settings.PingInterval : null, settings.ProbeTimeout, pipeline, stopping);
+                watched.Sample(now, pingInterval, statusInterval, quietPace, settings.ProbeTimeout, pipeline, stopping);
             }
 #pragma warning disable CA1031 // one multiplexer that fails to sample must not keep the others from theirs
             catch (Exception ex)
@@ -37,4 +48,11 @@ internal sealed class MultiplexerProbe(WatchedMultiplexers multiplexers, Timeout
             throw new AggregateException("sampling a watched multiplexer failed", failures);
         }
     }
+
+    /// <summary>
+    /// The PINGs' interval this cycle: none when PINGs are off; a whole multiple of <see cref="MuxWatchOptions.PingInterval"/>
+    /// while the process is quiet, so that the slots stay on the clock-aligned ticks the calm polls share.
+    /// </summary>
+    internal static TimeSpan? PingInterval(MuxWatchOptions settings, bool processQuiet) =>
+        !settings.Ping ? null : processQuiet ? settings.PingInterval * settings.PingQuietMultiple : settings.PingInterval;
 }

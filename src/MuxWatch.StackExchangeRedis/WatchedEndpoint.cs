@@ -40,4 +40,7 @@ internal sealed class WatchedEndpoint(MultiplexerMetrics metrics, string multipl
     public bool TryStartPing() => Interlocked.CompareExchange(ref _pinging, 1, 0) == 0;
 
     public void PingDone() => Volatile.Write(ref _pinging, 0);
+
+    /// <summary>True while a PING of the probe's is in flight (tests wait for it to end rather than sleep).</summary>
+    internal bool PingInFlight => Volatile.Read(ref _pinging) == 1;
 }

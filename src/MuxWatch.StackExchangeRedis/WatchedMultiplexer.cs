@@ -151,9 +151,12 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// <summary>
     /// One cycle: resolve if needed (in the background), then sample counters and status, and start the
     /// PINGs that are due (every <paramref name="pingInterval"/>; none when null); a PING's timeout goes to
-    /// <paramref name="pipeline"/>.
+    /// <paramref name="pipeline"/>. The client's status text is read at <paramref name="statusInterval"/> while
+    /// commands are outstanding (<see cref="ClientStatusSampler"/>): the PINGs' own cadence, not the quiet one.
+    /// <paramref name="quietPace"/>: the PINGs come at the quiet process's slower pace (<see cref="Configuration.MuxWatchOptions.PingQuietMultiple"/>),
+    /// so a cycle without one counts a connected endpoint with nothing outstanding as answered (below).
     /// </summary>
-    public void Sample(DateTimeOffset now, TimeSpan? pingInterval, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
+    public void Sample(DateTimeOffset now, TimeSpan? pingInterval, TimeSpan? statusInterval, bool quietPace, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
     {
         if (_disposed)
         {
@@ -177,14 +180,17 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         var quiet = true;
         foreach (var server in Servers(multiplexer))
         {
-            anyConnected |= SampleServer(server, now, pingInterval, probeTimeout, pipeline, stopping, ref quiet);
+            anyConnected |= SampleServer(server, now, pingInterval, quietPace, probeTimeout, pipeline, stopping, ref quiet);
         }
 
-        _status.SampleIfDue(multiplexer, now, pingInterval, quiet);
+        _status.SampleIfDue(multiplexer, now, statusInterval, quiet);
         _failures.Sampled(anyConnected, now);
         _pubSub?.Sample(multiplexer, probeTimeout);
         _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
     }
+
+    /// <summary>True while a PING of the probe's is in flight to any of its endpoints (tests wait for it to end rather than sleep).</summary>
+    internal bool AnyPingInFlight => _endpoints.Values.Any(static endpoint => endpoint.PingInFlight);
 
     /// <summary>True when this multiplexer has a server at <paramref name="endpoint"/>.</summary>
     public bool HasEndpoint(string endpoint) =>
@@ -219,12 +225,13 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     }
 
     /// <summary>Samples one server; <paramref name="quiet"/> turns false when it is down or has commands outstanding.</summary>
-    private bool SampleServer(IServer server, DateTimeOffset now, TimeSpan? pingInterval, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping, ref bool quiet)
+    private bool SampleServer(IServer server, DateTimeOffset now, TimeSpan? pingInterval, bool quietPace, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping, ref bool quiet)
     {
         var endpoint = _endpoints.GetOrAdd(EndpointText.Of(server.EndPoint), static (key, self) => self.NewEndpoint(key), this);
         var connected = server.IsConnected;
         var counters = server.GetCounters();
-        quiet &= connected && counters.Interactive.SentItemsAwaitingResponse == 0 && counters.Interactive.PendingUnsentItems == 0;
+        var nothingOutstanding = counters.Interactive.SentItemsAwaitingResponse == 0 && counters.Interactive.PendingUnsentItems == 0;
+        quiet &= connected && nothingOutstanding;
         endpoint.Queues.Remember(now, counters.Interactive.SentItemsAwaitingResponse, counters.Interactive.PendingUnsentItems, connected);
         if (connected)
         {
@@ -254,8 +261,12 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         {
             _pinger.Start(server, endpoint, probeTimeout, pipeline, stopping);
         }
-        else if (pingInterval is null && connected)
+        else if (connected && (pingInterval is null || (quietPace && nothingOutstanding)))
         {
+            // Connected alone when PING is off. At the quiet pace, connected with nothing awaiting a reply: the
+            // last-success gauge keeps moving between the minute's PINGs (MuxWatchProbeStalled reads it at 30 s),
+            // while a server that stops answering still stops it, once the next PING (or, with the witness finding
+            // the server silent, the PING of every cycle) waits for its reply.
             _outcome.Succeeded(endpoint, now);
         }
 

@@ -36,6 +36,11 @@ internal sealed class LibraryApp : IAsyncDisposable
         builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.200";
         builder.Configuration["MuxWatch:PingInterval"] = "00:00:01";
         builder.Configuration["MuxWatch:ServerPollInterval"] = "00:00:01";
+
+        // A PING and a poll a second whether the test's process is busy or quiet: these tests count them (the quiet
+        // process's slower pace is QuietPingCadenceLiveTests' and QuietPollCadenceLiveTests').
+        builder.Configuration["MuxWatch:PingQuietMultiple"] = "1";
+        builder.Configuration["MuxWatch:ServerPollQuietMultiple"] = "1";
         configure?.Invoke(builder);
         services(builder.Services);
         builder.Services.AddMuxWatch().UseMetricsRegistry(Metrics.NewCustomRegistry());

@@ -69,6 +69,21 @@ public sealed class MuxWatchOptions
     public TimeSpan PingInterval { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>
+    /// While this process is quiet (no thread-pool work and no CPU to speak of for 5 s: an idle app), the PINGs come this
+    /// many times less often (default 30: every 5 minutes at the default 10 s, on the same clock-aligned ticks as the calm
+    /// polls, <see cref="ServerPollQuietMultiple"/>); 1 keeps <see cref="PingInterval"/> always. The counters and each
+    /// connection's state are still read every probe cycle, the witness still PINGs the server every 2 s on its own
+    /// connection, an endpoint it finds silent is still PINGed every cycle, and the process turning busy brings back the
+    /// interval; between two PINGs a connected endpoint with nothing awaiting a reply counts as answered
+    /// (<c>muxwatch_last_probe_success_timestamp_seconds</c>). Each PING runs the client's whole command path, which the
+    /// JIT compiles three times over once it has run 30 times: every 10 s, that was about a fifth of what an idle app paid
+    /// over its first ten minutes (docs/benchmarks.md, "The PING and the poll at the quiet pace"). The sidecar, whose PINGs
+    /// are its work, sets 1 in its appsettings.json.
+    /// </summary>
+    [Range(1, 360)]
+    public int PingQuietMultiple { get; set; } = 30;
+
+    /// <summary>
     /// The longest MuxWatch waits for one network call of its own, such as a PING (default 10 s, 100 ms to
     /// 5 minutes). Longer than the client's own timeout by default, so that the client's timeout, with its
     /// diagnosis, surfaces first.
@@ -117,15 +132,16 @@ public sealed class MuxWatchOptions
 
     /// <summary>
     /// While this process is quiet (no thread-pool work and no CPU to speak of for 5 s: an idle app), the calm server
-    /// poll comes this many times less often (default 6: once a minute at the default 10 s, still on the PINGs' clock-aligned
+    /// poll comes this many times less often (default 30: every 5 minutes at the default 10 s, still on the PINGs' clock-aligned
     /// ticks); 1 keeps <see cref="ServerPollInterval"/> always. A timeout waiting for the endpoint or a save or load running
     /// on it brings the next poll within a second, the process turning busy brings back the calm interval, and what a poll
-    /// reads is kept by the server in between. Measured side by side, it takes 0.5 ms/s off the about 4 an idle app paid over
-    /// its first ten minutes (the JIT optimizing the poll's code run every 10 s; docs/benchmarks.md). The sidecar, whose
-    /// polls are its work, sets 1 in its appsettings.json.
+    /// reads (the slow log, fork samples, save counters and times) is kept by the server in between. A poll runs a handful of
+    /// commands and their parsing: once a minute, that was still about 0.6 ms/s of the about 4 an idle app paid over its first
+    /// ten minutes, the JIT compiling it three times over once it had run 30 times (docs/benchmarks.md, "The PING and the poll
+    /// at the quiet pace"). The sidecar, whose polls are its work, sets 1 in its appsettings.json.
     /// </summary>
     [Range(1, 360)]
-    public int ServerPollQuietMultiple { get; set; } = 6;
+    public int ServerPollQuietMultiple { get; set; } = 30;
 
     /// <summary>
     /// Keep a plain connection of MuxWatch's own to each polled endpoint, on a dedicated thread, and PING the

@@ -34,7 +34,7 @@ internal sealed class ThreadPoolProbe(MuxWatchMetrics metrics, ThreadPoolHistory
         metrics.RecordThreadPool(pool);
         history.Add(now, pool);
         events?.PoolSampled(now, pool.IsCalm);
-        activity?.NoteBusy(now); // with the witness off, the probe loop alone says whether the process is quiet
+        activity?.NoteBusy(now, pool.IsCalm); // with the witness off, the probe loop alone says whether the process is quiet
 
         if (pool.IsCalm)
         {

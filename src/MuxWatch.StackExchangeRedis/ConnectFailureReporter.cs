@@ -35,8 +35,8 @@ internal sealed partial class ConnectFailureReporter(
             // time. It calls a certificate refused in the TLS handshake the same: not a password, then.
             var reason = registration.Tls?.LastFailure
                 ?? (OwnedConnection.IsTlsHandshakeFailure(exception) ? OwnedConnection.TlsHandshakeRefused : OwnedConnection.Describe(failureType));
-            outcome.Failed(reason);
             LogConnectFailed(logger, registration.Name, reason);
+            outcome.Failed(reason); // last, as in Name
         }
     }
 
@@ -61,8 +61,8 @@ internal sealed partial class ConnectFailureReporter(
         if (registration.Tls?.TakeNewFailure() is { } refused)
         {
             // A certificate refused on a reconnect (the server's was replaced): said where people look.
-            outcome.Failed(refused);
             LogConnectFailed(logger, registration.Name, refused);
+            outcome.Failed(refused); // last, as in Name
         }
 
         _ = Diagnosis.Observe(anyConnected, now);
@@ -105,12 +105,16 @@ internal sealed partial class ConnectFailureReporter(
         }
     }
 
-    /// <summary>A connection failure the client raised to no handler of MuxWatch's: in <c>/api/targets</c>, the event counter and the log.</summary>
+    /// <summary>
+    /// A connection failure the client raised to no handler of MuxWatch's: in the event counter, the log and
+    /// <c>/api/targets</c>, in that order: whoever sees the failure named in <c>/api/targets</c> finds it counted and
+    /// logged (named first, a full test run once read the counter in between, at 0).
+    /// </summary>
     private void Name(IConnectionMultiplexer multiplexer, string failureType, string reason)
     {
-        outcome.Failed(reason);
         events.Count("connection-failed", multiplexer.GetEndPoints() is [var first, ..] ? first : null, failureType);
         LogConnectFailed(logger, registration.Name, reason);
+        outcome.Failed(reason);
     }
 
     [LoggerMessage(EventId = 41, Level = LogLevel.Warning, Message = "Multiplexer {Multiplexer} could not connect: {Reason}; the client keeps retrying")]

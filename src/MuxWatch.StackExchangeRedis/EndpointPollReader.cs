@@ -86,12 +86,12 @@ internal sealed class EndpointPollReader(ServerTimeline timeline, IServerPollReq
         using var commands = new PollCommands(started + timeout, time, stopping);
         try
         {
-            var info = new Dictionary<string, string>(StringComparer.Ordinal);
+            var info = new Dictionary<string, string>(ServerPollResult.InfoFields.Count, StringComparer.Ordinal);
             var infoRead = false;
             if (await commands.Answer(server.InfoRawAsync(), "info").ConfigureAwait(false) is { } reply)
             {
                 infoRead = true;
-                ReplyLimits.ParseInfo(reply.Length <= ReplyLimits.MaxInfoChars ? reply : throw new OversizedReplyException("INFO", reply.Length, ReplyLimits.MaxInfoChars), info);
+                ReplyLimits.ParseInfo(reply.Length <= ReplyLimits.MaxInfoChars ? reply : throw new OversizedReplyException("INFO", reply.Length, ReplyLimits.MaxInfoChars), info, ServerPollResult.InfoFields);
             }
 
             var (clusterInfo, members) = info.TryGetValue("cluster_enabled", out var clusterEnabled) && clusterEnabled == "1"

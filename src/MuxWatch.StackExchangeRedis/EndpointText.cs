@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Net;
+using System.Runtime.CompilerServices;
 
 namespace MuxWatch.StackExchangeRedis;
 
@@ -10,7 +11,17 @@ namespace MuxWatch.StackExchangeRedis;
 /// </summary>
 internal static class EndpointText
 {
-    public static string Of(EndPoint? endpoint) => endpoint switch
+    /// <summary>
+    /// The text of each endpoint object the client hands out, kept beside it: the probe asks for every server's text every
+    /// cycle (its series, its poller, its timeline), and writing an address anew each time was an allocation per server per
+    /// cycle, twice (issue 52). The client keeps one endpoint object per server; one that goes is forgotten with it.
+    /// </summary>
+    private static readonly ConditionalWeakTable<EndPoint, string> Written = [];
+
+    public static string Of(EndPoint? endpoint) =>
+        endpoint is null ? Write(endpoint) : Written.TryGetValue(endpoint, out var text) ? text : Written.GetValue(endpoint, Write);
+
+    private static string Write(EndPoint? endpoint) => endpoint switch
     {
         null => "unknown",
         DnsEndPoint dns => string.Create(CultureInfo.InvariantCulture, $"{dns.Host}:{dns.Port}"),

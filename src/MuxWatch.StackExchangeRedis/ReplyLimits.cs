@@ -1,3 +1,4 @@
+using System.Collections.Frozen;
 using System.Globalization;
 
 namespace MuxWatch.StackExchangeRedis;
@@ -101,16 +102,18 @@ internal static class ReplyLimits
     }
 
     /// <summary>
-    /// Splits an INFO reply into its <c>name:value</c> fields, within the limits above.
+    /// Splits an INFO reply into its <c>name:value</c> fields, within the limits above; only those in <paramref name="only"/>
+    /// when it is given (a poll keeps <see cref="MuxWatch.Model.ServerPollResult.InfoFields"/>).
     /// </summary>
     /// <remarks>
     /// Written here rather than taken from the client's typed <c>InfoAsync</c>: that call turns a reply of
     /// any size into a grouping of every line before its caller can look at it (1.2 GB measured for a
     /// million fields); <c>InfoRawAsync</c> hands the text over, whose size is checked first.
     /// </remarks>
-    public static Dictionary<string, string> ParseInfo(string text, Dictionary<string, string> into)
+    public static Dictionary<string, string> ParseInfo(string text, Dictionary<string, string> into, FrozenSet<string>? only = null)
     {
         var fields = 0;
+        var wanted = only?.GetAlternateLookup<ReadOnlySpan<char>>();
         foreach (var range in text.AsSpan().Split('\n'))
         {
             var line = text.AsSpan(range).TrimEnd('\r');
@@ -120,7 +123,21 @@ internal static class ReplyLimits
                 continue;
             }
 
-            into[line[..colon].ToString()] = line[(colon + 1)..].ToString();
+            string name;
+            if (wanted is { } lookup)
+            {
+                // The field's name as the set holds it: a field not read allocates nothing.
+                if (!lookup.TryGetValue(line[..colon], out name!))
+                {
+                    continue;
+                }
+            }
+            else
+            {
+                name = line[..colon].ToString();
+            }
+
+            into[name] = line[(colon + 1)..].ToString();
             if (++fields >= MaxInfoFields)
             {
                 break;

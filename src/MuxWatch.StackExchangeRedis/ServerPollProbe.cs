@@ -5,7 +5,6 @@ using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
 using MuxWatch.Export;
 using MuxWatch.Pipeline;
-using MuxWatch.Reading;
 using MuxWatch.Sources;
 using MuxWatch.State;
 using MuxWatch.Tracking;
@@ -44,6 +43,12 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
     private readonly ProcessActivity? _activity;
     private readonly ConcurrentDictionary<string, AdminConnection> _connections = new(StringComparer.Ordinal);
     private readonly ConcurrentDictionary<string, EndpointPoller> _pollers = new(StringComparer.OrdinalIgnoreCase);
+
+    // One cycle's bookkeeping (Sample), kept between cycles.
+    private readonly HashSet<string> _watchedEndpoints = new(StringComparer.OrdinalIgnoreCase);
+    private readonly HashSet<string> _covered = new(StringComparer.OrdinalIgnoreCase);
+    private readonly Dictionary<string, TimeSpan> _clientTimeouts = new(StringComparer.OrdinalIgnoreCase);
+    private readonly List<string> _gone = [];
 
     public ServerPollProbe(
         WatchedMultiplexers multiplexers,
@@ -84,9 +89,14 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         // whose polling connection is up or still being made; if that one goes, the next takes over with
         // the same history. A multiplexer whose endpoints all have a poller opens no connection of its
         // own: three app multiplexers on one server hold one polling connection, not three.
-        var watchedEndpoints = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
-        var covered = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
-        var clientTimeouts = new Dictionary<string, TimeSpan>(StringComparer.OrdinalIgnoreCase); // the smallest of those watching each endpoint
+        // The cycle's bookkeeping is kept from one cycle to the next and cleared (the probe loop never runs this twice at
+        // once): made anew, its sets and the list of every poller's endpoint grew to every endpoint each second (issue 52).
+        var watchedEndpoints = _watchedEndpoints;
+        var covered = _covered;
+        var clientTimeouts = _clientTimeouts; // the smallest of those watching each endpoint
+        watchedEndpoints.Clear();
+        covered.Clear();
+        clientTimeouts.Clear();
         foreach (var watched in _multiplexers.All)
         {
             if (watched.Multiplexer is not { } multiplexer)
@@ -96,17 +106,20 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             }
 
             var servers = watched.Servers(multiplexer);
-            var endpoints = servers.Select(server => EndpointText.Of(server.EndPoint)).ToArray();
-            watchedEndpoints.UnionWith(endpoints);
-            if (ClientTimeouts.Of(multiplexer) is { } timeout)
+            var timeout = ClientTimeouts.Of(multiplexer);
+            var allCovered = true;
+            foreach (var server in servers)
             {
-                foreach (var endpoint in endpoints)
+                var endpoint = EndpointText.Of(server.EndPoint);
+                watchedEndpoints.Add(endpoint);
+                allCovered &= covered.Contains(endpoint);
+                if (timeout is { } mine)
                 {
-                    clientTimeouts[endpoint] = clientTimeouts.TryGetValue(endpoint, out var other) && other < timeout ? other : timeout;
+                    clientTimeouts[endpoint] = clientTimeouts.TryGetValue(endpoint, out var other) && other < mine ? other : mine;
                 }
             }
 
-            if (endpoints.All(covered.Contains))
+            if (allCovered)
             {
                 RetireConnection(watched.Name); // an earlier multiplexer's connection polls them all
                 continue;
@@ -131,42 +144,52 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
                     admin.StartConnecting(now, settings.ServerPollTimeout, _logger);
                     if (!admin.LastAttemptFailed)
                     {
-                        covered.UnionWith(endpoints); // being made: the next multiplexer waits for it rather than open another
+                        foreach (var server in servers)
+                        {
+                            covered.Add(EndpointText.Of(server.EndPoint)); // being made: the next multiplexer waits for it rather than open another
+                        }
                     }
 
                     continue;
                 }
 
-                admin.EnsureHolds(endpoints, now);
+                admin.EnsureHolds(servers, now);
                 connection = adminConnection;
             }
 
-            for (var i = 0; i < servers.Length; i++)
+            foreach (var server in servers)
             {
-                if (covered.Add(endpoints[i]))
+                var endpoint = EndpointText.Of(server.EndPoint);
+                if (covered.Add(endpoint))
                 {
-                    if (!_pollers.TryGetValue(endpoints[i], out var poller))
+                    if (!_pollers.TryGetValue(endpoint, out var poller))
                     {
                         // A new endpoint: its poller, and the witness's address (a plain connection of MuxWatch's own beside the poller's).
-                        var timeline = _timelines.GetOrAdd(endpoints[i]);
-                        timeline.WitnessAt(servers[i].EndPoint, TlsHostOf(multiplexer, watched.ConfiguredTlsHost, servers[i].EndPoint), watched.WitnessCertificateCheck);
-                        poller = _pollers.GetOrAdd(endpoints[i], static (_, state) =>
+                        var timeline = _timelines.GetOrAdd(endpoint);
+                        timeline.WitnessAt(server.EndPoint, TlsHostOf(multiplexer, watched.ConfiguredTlsHost, server.EndPoint), watched.WitnessCertificateCheck);
+                        poller = _pollers.GetOrAdd(endpoint, static (_, state) =>
                             new EndpointPoller(state.Probe._polls, state.Timeline, state.Probe._requests, state.Probe._metrics, state.Probe._time, state.Probe._senders), (Probe: this, Timeline: timeline));
                     }
 
-                    poller.StartIfDue(now, connection, servers[i].EndPoint, settings, Cadence.PhaseOf(endpoints[i], _pollers.Count, settings.ProbeInterval), quiet, stopping);
+                    poller.StartIfDue(now, connection, server.EndPoint, settings, Cadence.PhaseOf(endpoint, _pollers.Count, settings.ProbeInterval), quiet, stopping);
                 }
             }
         }
 
+        var gone = _gone;
+        gone.Clear();
         foreach (var (endpoint, poller) in _pollers)
         {
             poller.ClientTimeout = clientTimeouts.TryGetValue(endpoint, out var timeout) ? timeout : null;
+            if (!watchedEndpoints.Contains(endpoint))
+            {
+                gone.Add(endpoint);
+            }
         }
 
         // An endpoint that no watched multiplexer has any more (disposed, reconfigured) is no longer
         // polled, witnessed, kept or exported.
-        foreach (var endpoint in _pollers.Keys.Where(e => !watchedEndpoints.Contains(e)).ToList())
+        foreach (var endpoint in gone)
         {
             if (_pollers.TryRemove(endpoint, out var retired))
             {
@@ -248,139 +271,4 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
 
     [LoggerMessage(EventId = 40, Level = LogLevel.Warning, Message = "Could not open the server-polling connection for {Endpoints}: {Reason}; retrying in 10 s")]
     private static partial void LogConnectFailed(ILogger logger, string endpoints, string reason);
-
-    /// <summary>MuxWatch's own admin connection for one watched multiplexer, made in the background.</summary>
-    private sealed class AdminConnection(IConnectionMultiplexer source) : IAsyncDisposable
-    {
-        private readonly Lock _gate = new();
-        private IConnectionMultiplexer? _connection;
-        private Task? _connecting;
-        private DateTimeOffset _nextAttempt = DateTimeOffset.MinValue;
-        private DateTimeOffset _nextHoldCheck = DateTimeOffset.MinValue;
-        private bool _disposed;
-
-        public IConnectionMultiplexer Source { get; } = source;
-
-        public IConnectionMultiplexer? Connection => Volatile.Read(ref _connection);
-
-        /// <summary>True when the last attempt to connect threw (a later multiplexer of the same endpoints may open its own).</summary>
-        public bool LastAttemptFailed { get; private set; }
-
-        public void StartConnecting(DateTimeOffset now, TimeSpan timeout, ILogger logger)
-        {
-            lock (_gate)
-            {
-                if (_disposed || _connecting is { IsCompleted: false } || now < _nextAttempt)
-                {
-                    return;
-                }
-
-                _nextAttempt = now + ConnectRetry;
-                _connecting = Task.Run(() => ConnectAsync(timeout, logger));
-            }
-        }
-
-        /// <summary>
-        /// Asks the polling connection to re-read its topology when it does not hold every one of
-        /// <paramref name="endpoints"/> (a node added since it connected): at most every <see cref="ConnectRetry"/>.
-        /// </summary>
-        public void EnsureHolds(string[] endpoints, DateTimeOffset now)
-        {
-            if (Connection is not { } connection || now < _nextHoldCheck)
-            {
-                return;
-            }
-
-            _nextHoldCheck = now + ConnectRetry;
-            var held = connection.GetEndPoints().Select(EndpointText.Of).ToHashSet(StringComparer.OrdinalIgnoreCase);
-            if (!endpoints.All(held.Contains))
-            {
-                // Off the loop, and observed: MuxWatch's own connection, so it may be reconfigured.
-                FireAndForget.Observe(connection.ConfigureAsync());
-            }
-        }
-
-        public async ValueTask DisposeAsync()
-        {
-            lock (_gate)
-            {
-                _disposed = true;
-            }
-
-            if (Interlocked.Exchange(ref _connection, null) is { } connection)
-            {
-                await connection.DisposeAsync().ConfigureAwait(false);
-            }
-        }
-
-        /// <summary>The polling connection's heartbeat (the client's default is 1 s): the calm poll's 10 s.</summary>
-        internal static readonly TimeSpan PollingHeartbeat = TimeSpan.FromSeconds(10);
-
-        private async Task ConnectAsync(TimeSpan timeout, ILogger logger)
-        {
-            ConfigurationOptions options;
-            try
-            {
-                // The app's configuration, cloned: its endpoints and credentials, nothing of the app's changed.
-                options = ConfigurationOptions.Parse(Source.Configuration);
-
-                // And every server the app's client holds now (a cluster's discovered nodes, a primary's
-                // replicas): the clone connects to each directly rather than depend on discovering them
-                // again within its connect timeout, which under load it may not. (Not for a Sentinel
-                // configuration, whose endpoints are the Sentinels.)
-                foreach (var known in string.IsNullOrEmpty(options.ServiceName) ? Source.GetEndPoints() : [])
-                {
-                    if (!options.EndPoints.Contains(known))
-                    {
-                        options.EndPoints.Add(known);
-                    }
-                }
-            }
-            catch (ArgumentException ex)
-            {
-                LastAttemptFailed = true;
-                LogConnectFailed(logger, "a multiplexer", SecretRedactor.Redact(ex.Message));
-                return;
-            }
-
-            options.AllowAdmin = true; // INFO and SLOWLOG refuse without it
-            options.ClientName = ClientName;
-
-            // No subscription connection: the poller never subscribes.
-            options = OwnedConnection.WithoutSubscriptions(options);
-            options.AbortOnConnectFail = false;
-
-            // The client's heartbeat wakes the thread pool every second per multiplexer to look for timed-out
-            // commands and idle sockets, and reconnects a lost connection; every poll command has its own
-            // timeout here, and the keep-alive needs a beat well under a minute. At 1 s it was most of what
-            // watching cost an idle app; at 10 s a restarted server is polled again within about 10 s.
-            options.HeartbeatInterval = PollingHeartbeat;
-            var milliseconds = (int)Math.Clamp(timeout.TotalMilliseconds, 100, int.MaxValue);
-            options.ConnectTimeout = milliseconds;
-            options.SyncTimeout = milliseconds;
-            options.AsyncTimeout = milliseconds;
-            try
-            {
-                var connection = await OwnedConnection.ConnectAsync(options).ConfigureAwait(false);
-                LastAttemptFailed = false;
-                lock (_gate)
-                {
-                    if (!_disposed)
-                    {
-                        _connection = connection;
-                        return;
-                    }
-                }
-
-                await connection.DisposeAsync().ConfigureAwait(false);
-            }
-#pragma warning disable CA1031 // a connection that cannot be made is logged and tried again later
-            catch (Exception ex)
-#pragma warning restore CA1031
-            {
-                LastAttemptFailed = true;
-                LogConnectFailed(logger, string.Join(",", options.EndPoints.Select(EndpointText.Of)), SecretRedactor.Redact(ex.Message));
-            }
-        }
-    }
 }

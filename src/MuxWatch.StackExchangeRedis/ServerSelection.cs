@@ -79,8 +79,16 @@ internal sealed partial class ServerSelection(
         }
 
         left = membership.Left;
-        return [.. all.Where((_, i) => !membership.Left.Contains(endpoints[i]))];
+        return Without(all, endpoints, membership.Left);
     }
+
+    /// <summary>
+    /// <paramref name="all"/> less the servers whose endpoint is in <paramref name="left"/>. A method of its own: a lambda
+    /// over <see cref="InCluster"/>'s locals made its closure at every call, the common case's too (one allocation per
+    /// multiplexer per probe cycle: 500 a second in a 500-endpoint sidecar).
+    /// </summary>
+    private static IServer[] Without(IServer[] all, string[] endpoints, IReadOnlyCollection<string> left) =>
+        [.. all.Where((_, i) => !left.Contains(endpoints[i]))];
 
     private static bool AnyClusterNode(IServer[] servers)
     {

@@ -74,6 +74,12 @@ internal sealed class EndpointWitness : IDisposable
     /// <summary>The socket to watch for an answer, while a PING waits for one.</summary>
     public Socket? AwaitingAnswer => _awaiting ? _connection?.Socket : null;
 
+    /// <summary>
+    /// The earliest a <see cref="Step"/> can do anything: at once while connecting or while a PING waits for its answer (a
+    /// silence to mark), else when the next PING is due.
+    /// </summary>
+    public DateTimeOffset NextStepAt => _connection is null || _awaiting ? DateTimeOffset.MinValue : _nextSend;
+
     /// <summary>How long past the sending a PING counts as unanswered: the usual round trip, four times over, plus <see cref="SilenceMarginMs"/>.</summary>
     public double SilentAfterMs => SilenceMarginMs + 4 * _typicalRoundTripMs;
 

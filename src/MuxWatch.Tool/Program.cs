@@ -10,7 +10,7 @@ static async Task<int> ServeAsync(string[] settings)
 
     // The content root is the app's folder, not the working directory: appsettings.json (port 9401, log
     // levels) applies wherever the service is started from.
-    var builder = WebApplication.CreateBuilder(new WebApplicationOptions { Args = settings, ContentRootPath = AppContext.BaseDirectory });
+    var builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions { Args = settings, ContentRootPath = AppContext.BaseDirectory });
     builder.AddMuxWatchSidecar();
     return await StartupErrors.RunAsync(builder, app => app.MapMuxWatchSidecar());
 }

@@ -412,4 +412,33 @@ public sealed class WitnessCorrelationTests
         Assert.Equal(4, over.LateWakeMs);
         Assert.Null(history.Over(T0.AddSeconds(-10), Wait.To, Wait.To, cores: 2)); // nothing sampled before the wait began
     }
+
+    [Fact]
+    public void The_witness_keeps_90_seconds_of_answers_at_any_pace_in_as_little_room_as_they_take()
+    {
+        // A sidecar's endpoint, PINGed every 2 s for ten minutes: 64 answers hold its 90 s and more, and no more room is taken.
+        var calm = new WitnessAnswers();
+        for (var i = 0; i < 300; i++)
+        {
+            calm.Note(T0.AddSeconds(2 * i), T0.AddSeconds(2 * i).AddMilliseconds(1));
+        }
+
+        var end = T0.AddSeconds(2 * 299).AddMilliseconds(1);
+        Assert.Equal(WitnessAnswers.InitialCapacity, calm.Capacity);
+        Assert.Equal(WitnessAnswers.KeptFor.TotalSeconds / 2, calm.Within(end - WitnessAnswers.KeptFor, end).Count);
+        Assert.Equal(end, calm.LastBefore(end));
+
+        // An app's, every 200 ms while a timeout waits: the ring grows to its bound and keeps its newest answers, in order.
+        var hurried = new WitnessAnswers();
+        for (var i = 0; i < 1000; i++)
+        {
+            hurried.Note(T0.AddMilliseconds(200 * i), T0.AddMilliseconds((200 * i) + 1));
+        }
+
+        Assert.Equal(WitnessAnswers.MaxCapacity, hurried.Capacity);
+        var kept = hurried.Within(T0, T0.AddHours(1));
+        Assert.Equal(WitnessAnswers.MaxCapacity, kept.Count);
+        Assert.Equal(T0.AddMilliseconds(200 * 999), kept[^1].Sent);
+        Assert.Equal(T0.AddMilliseconds(200 * (1000 - WitnessAnswers.MaxCapacity)), kept[0].Sent);
+    }
 }

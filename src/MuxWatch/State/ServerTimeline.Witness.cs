@@ -9,7 +9,7 @@ namespace MuxWatch.State;
 /// </content>
 public sealed partial class ServerTimeline
 {
-    private readonly WitnessAnswers _answers = new(MaxWitnessAnswers);
+    private readonly WitnessAnswers _answers = new();
     private WitnessTarget? _witnessTarget;
     private string? _witnessRefused;
     private StrongBox<DateTimeOffset>? _witnessHeldOffUntil;
@@ -41,7 +41,7 @@ public sealed partial class ServerTimeline
     /// <summary>
     /// Notes that MuxWatch's own connection (the witness) got a prompt answer to a PING sent at
     /// <paramref name="sent"/>: the server was answering then. Not an event (there is one a second); the last
-    /// <see cref="MaxWitnessAnswers"/> are kept for the correlator.
+    /// 90 s of them, at least, are kept for the correlator (<see cref="WitnessAnswers"/>).
     /// </summary>
     internal void NoteAnswered(DateTimeOffset sent, DateTimeOffset answered) => _answers.Note(sent, answered);
 

@@ -14,9 +14,6 @@ public sealed partial class ServerTimeline
     /// <summary>The most events kept per endpoint, whatever the retention.</summary>
     public const int MaxEvents = ServerEventLog.MaxEvents;
 
-    /// <summary>The witness's prompt answers kept: minutes at its calm cadence, most of a minute at its hurried one.</summary>
-    internal const int MaxWitnessAnswers = 256;
-
     private IReadOnlySet<string>? _clusterMembers;
 
     /// <summary>Creates the timeline of <paramref name="endpoint"/>, keeping events for <paramref name="retention"/>.</summary>

@@ -257,4 +257,19 @@ public sealed class StallConsequenceTests
         Assert.Contains(remade.EvidenceLines, line => line.Contains("rs: NotStarted with conn-sec: 0: a connection just re-made", StringComparison.Ordinal));
         Assert.Contains(neverMade.EvidenceLines, line => line.Contains("the connection was never made", StringComparison.Ordinal));
     }
+
+    [Fact]
+    public void Collections_while_the_client_reads_a_huge_reply_are_that_replys_doing_not_a_cause_beside_it()
+    {
+        // A full test run, 2.6.90: MuxWatch's PING behind a 200 MB GET, 97 ms of the 356 ms around its wait in blocking collections.
+        const string BehindHugeValue = "Timeout awaiting response (outbound=0KiB, inbound=55616KiB, 304ms elapsed, timeout is 200ms), command=PING, next: GET muxwatch:huge, inst: 0, qu: 0, qs: 24, aw: False, bw: Inactive, rs: TryParseResult, ws: Idle, in: 560057, in-pipe: 5545984, out-pipe: 0, last-in: 4, cur-in: 137665006, sync-ops: 1, async-ops: 26, serverEndpoint: 127.0.0.1:43225, conn-sec: 6.12, mc: 1/1/0, mgr: 8 of 10 available, clientName: vm(SE.Redis-v2.6.90.64945), IOCP: (Busy=0,Free=1000,Min=1,Max=1000), WORKER: (Busy=2,Free=32765,Min=2,Max=32767), POOL: (Threads=5,QueuedItems=1,CompletedItems=736), v: 2.6.90.64945";
+        var whileReading = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(BehindHugeValue), runtime: new RuntimeOverWait(356, 97, 50, 0, 2));
+
+        Assert.Equal((TimeoutCause.LargePayload, DiagnosisConfidence.High), (whileReading.Cause, whileReading.Confidence));
+        Assert.Contains(whileReading.EvidenceLines, line => line.StartsWith("gc-pause: ", StringComparison.Ordinal) && line.Contains("137,665,006 bytes (cur-in)", StringComparison.Ordinal));
+
+        // The same pauses while a small reply is read: the app's own collections, the cause.
+        var ownCollections = TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(BehindHugeValue.Replace("cur-in: 137665006", "cur-in: 0", StringComparison.Ordinal)), runtime: new RuntimeOverWait(356, 97, 50, 0, 2));
+        Assert.Equal(TimeoutCause.GcPause, ownCollections.Cause);
+    }
 }

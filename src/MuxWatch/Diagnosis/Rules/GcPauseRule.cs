@@ -44,8 +44,19 @@ internal sealed class GcPauseRule : IDiagnosisRule
         var weight = share >= 2 * Thresholds.ExplainingGcPauseShare ? EvidenceWeight.Overriding
             : share >= Thresholds.ExplainingGcPauseShare ? EvidenceWeight.Strong
             : EvidenceWeight.Weak;
-        found.Add(TimeoutCause.GcPause, weight, string.Create(CultureInfo.InvariantCulture,
-            $"blocking garbage collections paused every thread of this process for {runtime.GcPauseMs:0} ms of the {runtime.WaitMs:0} ms around the wait ({share * 100:0}%; GC.GetTotalPauseDuration, sampled by MuxWatch): ")
+        var head = string.Create(CultureInfo.InvariantCulture,
+            $"blocking garbage collections paused every thread of this process for {runtime.GcPauseMs:0} ms of the {runtime.WaitMs:0} ms around the wait ({share * 100:0}%; GC.GetTotalPauseDuration, sampled by MuxWatch): ");
+        if (input.Report.Number("cur-in") is { } reading && reading >= Thresholds.CollectingReplyBytes)
+        {
+            // The client was reading a huge reply: allocating it is what set the collections off, so they are the
+            // large payload's consequence, never a cause beside it (a tie broken by the order named gc-pause once).
+            found.Add(TimeoutCause.GcPause, EvidenceWeight.Weak, head + string.Create(CultureInfo.InvariantCulture,
+                $"while the client read a reply of {reading:N0} bytes (cur-in), whose own allocation sets such collections off: the large reply's consequence, contributing"),
+                "sampled:gc-pause");
+            return;
+        }
+
+        found.Add(TimeoutCause.GcPause, weight, head
             + (weight >= EvidenceWeight.Strong
                 ? "the server's reply could not be read while the process was stopped"
                 : "contributing, not enough on its own"),

@@ -17,6 +17,14 @@ internal static class Thresholds
     /// <summary>Bytes of one reply (<c>last-in</c>, <c>cur-in</c>) or in a pipe from which it counts as large.</summary>
     public const double LargeReplyBytes = 256 * 1024;
 
+    /// <summary>
+    /// Bytes of the reply being read (<c>cur-in</c>) from which the blocking collections over the wait are that reply's own
+    /// doing: both client generations read a reply whole before handing it over, copying it at least once, so a reply of
+    /// tens of MB is as much allocated on the large-object heap in one read, which sets off blocking collections (a
+    /// 137 MB <c>cur-in</c> on 2.6.90 came with 97 ms of pauses in 356 ms: <c>StallDiagnosisLiveTests</c>, huge value).
+    /// </summary>
+    public const double CollectingReplyBytes = 16 * 1024 * 1024;
+
     /// <summary>Bytes waiting in the socket (<c>in</c>) from which the socket buffer counts as full: a large reply is arriving.</summary>
     public const double FullSocketBytes = 48 * 1024;
 

@@ -41,7 +41,10 @@ public sealed class InfoFieldsLiveTests : IAsyncLifetime
 
         foreach (var server in new[] { primary, replica })
         {
-            // Two polls with a save between them, so that the save seen only by its counters is read too.
+            // Two polls with a save between them, so that the save seen only by its counters is read too (after the save a
+            // replica's first sync makes its primary run, which SAVE would refuse).
+            await Eventually.UntilAsync(async () => (await server.InfoRawAsync("persistence"))!.Contains("rdb_bgsave_in_progress:0", StringComparison.Ordinal),
+                "no background save running");
             var before = await server.InfoRawAsync();
             await server.ExecuteAsync("SAVE");
             var after = await server.InfoRawAsync();

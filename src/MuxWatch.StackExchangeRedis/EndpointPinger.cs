@@ -30,6 +30,7 @@ internal sealed class EndpointPinger(string multiplexer, MultiplexerMetrics metr
     private async Task PingAsync(IServer server, WatchedEndpoint endpoint, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
     {
         var started = time.GetTimestamp();
+        var sent = time.GetUtcNow();
         try
         {
             using (ProbeScope.Enter())
@@ -51,6 +52,7 @@ internal sealed class EndpointPinger(string multiplexer, MultiplexerMetrics metr
             pipeline.Submit(new TimeoutObservation(time.GetUtcNow(), TimeoutSources.Probe, RedisMessage.FromException(ex))
             {
                 Multiplexer = multiplexer,
+                WaitStarted = sent,
                 ThreadPoolAtCatch = ThreadPoolSnapshot.Capture(),
             });
         }

@@ -10,7 +10,8 @@ namespace MuxWatch.StackExchangeRedis;
 /// <summary>
 /// What one poll of an endpoint reads, with the client's typed calls (<c>INFO</c>; <c>LATENCY LATEST</c>; <c>SLOWLOG GET</c>;
 /// <c>LATENCY HISTORY fork</c> when a new fork shows; on a cluster node <c>CLUSTER INFO</c>, and <c>CLUSTER NODES</c> when its node
-/// count changes; once a minute <c>CONFIG GET latency-monitor-threshold</c> and <c>TIME</c>; <c>MEMORY USAGE</c> of a key the
+/// count changes; once a minute <c>CONFIG GET latency-monitor-threshold</c> and <c>TIME</c> (<c>TIME</c> also at the first polls and
+/// while a reading is less precise than the best); <c>MEMORY USAGE</c> of a key the
 /// diagnosis asks about), and what it keeps from one poll to the next to ask less (the seldom figures, the cluster's node count,
 /// the newest fork asked about) or to back off (an oversized reply).
 /// </summary>
@@ -35,9 +36,21 @@ internal sealed class EndpointPollReader(ServerTimeline timeline, IServerPollReq
     /// <summary>How often the seldom-changing figures are read: the latency threshold (CONFIG GET) and the server's clock (TIME).</summary>
     internal static readonly TimeSpan SeldomInterval = TimeSpan.FromMinutes(1);
 
+    /// <summary>How long a reading of the server's clock is kept against a less precise one: then any new reading replaces it.</summary>
+    internal static readonly TimeSpan ClockKeptFor = TimeSpan.FromMinutes(10);
+
+    /// <summary>
+    /// How many polls in a row read the clock again after a reading less precise than the best seen here, and after the first
+    /// reading (taken while the process starts, when a reply is most likely to be held up).
+    /// </summary>
+    internal const int ClockRetries = 5;
+
     private DateTimeOffset _seldomRead = DateTimeOffset.MinValue;
     private long? _threshold;
-    private TimeSpan? _clockOffset;
+    private ClockReading? _clock;
+    private TimeSpan _sharpestClock = TimeSpan.MaxValue;
+    private int _clockRetries = 1;
+    private int _clockReadsAtStart = ClockRetries + 1;
     private List<string> _seldomRefused = [];
 
     /// <summary>The cluster's known-node count when its members were last read, and when.</summary>
@@ -101,6 +114,10 @@ internal sealed class EndpointPollReader(ServerTimeline timeline, IServerPollReq
             {
                 await ReadSeldomAsync(server, commands, started).ConfigureAwait(false);
             }
+            else if (_clockRetries > 0)
+            {
+                await ReadClockAsync(server, commands, started, _seldomRefused).ConfigureAwait(false);
+            }
 
             // LATENCY LATEST only where the latency monitor records (its threshold above 0, or not known): off, as Redis ships,
             // it has nothing new to say, and each command is a round trip that wakes the app's pool (docs/benchmarks.md).
@@ -148,7 +165,8 @@ internal sealed class EndpointPollReader(ServerTimeline timeline, IServerPollReq
                 Dropped = dropped,
                 ClientTimeout = clientTimeout,
                 KeySizes = sizes,
-                ClockOffset = _clockOffset,
+                ClockOffset = _clock?.Offset,
+                ClockUncertainty = _clock?.Uncertainty,
                 Refused = commands.Refused.Concat(_seldomRefused).Distinct().ToList(),
             };
         }
@@ -224,13 +242,47 @@ internal sealed class EndpointPollReader(ServerTimeline timeline, IServerPollReq
         _threshold = await commands.Answer(server.ConfigGetAsync("latency-monitor-threshold"), "config", refused).ConfigureAwait(false) is { } pairs
             && pairs.FirstOrDefault(pair => pair.Key == "latency-monitor-threshold").Value is { } text
             && long.TryParse(text, System.Globalization.CultureInfo.InvariantCulture, out var ms) ? ms : null;
-        var timeSent = time.GetUtcNow();
-        var clock = await commands.Answer(server.TimeAsync(), "time", refused).ConfigureAwait(false);
-        var timeReceived = time.GetUtcNow();
-        _clockOffset = clock is { } at ? Utc(at) - (timeSent + ((timeReceived - timeSent) / 2)) : null;
+        await ReadClockAsync(server, commands, started, refused).ConfigureAwait(false);
         _seldomRefused = refused;
         _seldomRead = started;
     }
+
+    /// <summary>
+    /// The server's clock against this process's (<c>TIME</c>, taken at the middle of its round trip, so within half of it).
+    /// </summary>
+    /// <remarks>
+    /// A reply held up on either side (the first poll of a process still starting, a busy pool) makes a reading off by up to
+    /// half its round trip, and every slow command and fork the server logs is placed by it: the first polls each read it, a
+    /// reading is kept against a less precise one for <see cref="ClockKeptFor"/>, and one less precise than the best seen here
+    /// is taken again at the next polls (<see cref="ClockRetries"/> at most), as NTP keeps the sample with the shortest round trip. How far it may be off
+    /// goes with it (<see cref="ServerPollResult.ClockUncertainty"/>), and the events placed by it are widened by that much.
+    /// </remarks>
+    private async Task ReadClockAsync(IServer server, PollCommands commands, DateTimeOffset started, List<string> refused)
+    {
+        var timeSent = time.GetUtcNow();
+        var clock = await commands.Answer(server.TimeAsync(), "time", refused).ConfigureAwait(false);
+        var timeReceived = time.GetUtcNow();
+        if (clock is not { } at)
+        {
+            _clock = null;
+            _clockRetries = 0;
+            return;
+        }
+
+        var reading = new ClockReading(Utc(at) - (timeSent + ((timeReceived - timeSent) / 2)), (timeReceived - timeSent) / 2, started);
+        _sharpestClock = reading.Uncertainty < _sharpestClock ? reading.Uncertainty : _sharpestClock;
+        if (_clock is not { } kept || reading.Uncertainty <= kept.Uncertainty || started - kept.ReadAt >= ClockKeptFor)
+        {
+            _clock = reading;
+        }
+
+        var imprecise = _clock.Value.Uncertainty > (2 * _sharpestClock) + TimeSpan.FromMilliseconds(1);
+        _clockReadsAtStart = Math.Max(0, _clockReadsAtStart - 1);
+        _clockRetries = _clockReadsAtStart > 0 ? 1 : !imprecise ? 0 : _clockRetries > 0 ? _clockRetries - 1 : ClockRetries;
+    }
+
+    /// <summary>One reading of the server's clock: its offset from this process's, within how much, and when it was read.</summary>
+    private readonly record struct ClockReading(TimeSpan Offset, TimeSpan Uncertainty, DateTimeOffset ReadAt);
 
     private void BackOff() =>
         Backoff = Backoff == TimeSpan.Zero ? FirstBackoff : TimeSpan.FromTicks(Math.Min(Backoff.Ticks * 2, LongestBackoff.Ticks));

@@ -151,6 +151,27 @@ public sealed class ServerTimelineTests
         Assert.Equal(0, Scrape(_registry).Value("muxwatch_server_poll_failures_total") ?? 0);
     }
 
+    /// <summary>
+    /// What the server logged is placed on this process's clock by the offset read with <c>TIME</c>, which may be off by half
+    /// that read's round trip: a slow command is widened by that much on each side (by a second at most, whatever a
+    /// hostile server's held-up reply made of it).
+    /// </summary>
+    [Fact]
+    public void A_slow_command_is_placed_by_the_servers_clock_and_widened_by_how_far_that_reading_may_be_off()
+    {
+        _tracker.Apply(Poll(0) with { ClockOffset = TimeSpan.FromMilliseconds(300), ClockUncertainty = TimeSpan.FromMilliseconds(200) });
+        _tracker.Apply(Poll(20) with { Slowlog = [new SlowlogEntry(3, T0.AddSeconds(10), TimeSpan.FromSeconds(2), "DEBUG")] });
+        var sleep = Assert.Single(_timeline.Events(), e => e.Kind == ServerEventKind.SlowCommand);
+        Assert.Equal(T0.AddMilliseconds(10_000 - 300 - 2000 - 200), sleep.Start); // logged at 10 s of the server's clock, 9.7 s of ours
+        Assert.Equal(T0.AddMilliseconds(10_000 - 300 + 1000 + 200), sleep.End); // in whole seconds: it may have ended up to a second later
+
+        _tracker.Apply(Poll(40) with { ClockOffset = TimeSpan.Zero, ClockUncertainty = TimeSpan.FromHours(1) });
+        _tracker.Apply(Poll(60) with { Slowlog = [new SlowlogEntry(4, T0.AddSeconds(50), TimeSpan.FromSeconds(2), "DEBUG")] });
+        var next = Assert.Single(_timeline.Events(), e => e.Kind == ServerEventKind.SlowCommand && e.SlowlogId == 4);
+        Assert.Equal(T0.AddSeconds(50 - 2 - 1), next.Start);
+        Assert.Equal(T0.AddSeconds(50 + 1 + 1), next.End); // widened by a second at most
+    }
+
     /// <summary>Issue 26, #3: the slowest-of-five-minutes list kept every entry a server returned, and future-stamped ones forever.</summary>
     [Fact]
     public void A_server_that_returns_more_slow_log_entries_than_asked_or_stamps_them_in_the_future_costs_a_bounded_list()

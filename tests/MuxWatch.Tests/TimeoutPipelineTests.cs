@@ -109,6 +109,33 @@ public sealed class TimeoutPipelineTests
         Assert.DoesNotContain(posted.Diagnosis.EvidenceLines, line => line.Contains("gives no wait", StringComparison.Ordinal)); // the message gave it
     }
 
+    /// <summary>
+    /// The probe's own PING, sent during a 2 s slow command, caught 1.2 s after it gave up (a loaded machine reaches a
+    /// catch late): measured back from the catch its wait would begin after the command ended, which then blocked none of
+    /// it (the only server-side reading, a weak one: low; beside the witness's silence, untraced server-stall); measured from
+    /// when the PING was sent, by the message's own figure, it lies inside the command, which explains it.
+    /// </summary>
+    [Theory]
+    [InlineData(true, DiagnosisConfidence.High)]
+    [InlineData(false, DiagnosisConfidence.Low)]
+    public void A_probe_timeout_caught_late_is_weighed_over_the_wait_from_its_send_not_back_from_its_catch(bool sentKnown, DiagnosisConfidence confidence)
+    {
+        var clock = new ManualTimeProvider(T0.AddSeconds(60));
+        var (pipeline, timelines, requests) = NewPipeline(clock);
+        var tracker = new ServerStateTracker(timelines.GetOrAdd(Endpoint), _metrics);
+        tracker.Apply(Poll(0));
+        tracker.Apply(Poll(20) with { Slowlog = [new SlowlogEntry(7, T0.AddSeconds(10), TimeSpan.FromSeconds(2), "DEBUG")] }); // ran within [8 s, 11 s]
+
+        var posted = pipeline.Submit(new TimeoutObservation(T0.AddSeconds(12.4), TimeoutSources.Probe,
+            TimeoutMessageReader.Read($"Timeout awaiting response (outbound=0KiB, inbound=0KiB, 800ms elapsed, timeout is 500ms), command=PING, next: PING, inst: 0, qu: 0, qs: 2, aw: False, bw: Inactive, rs: ReadAsync, ws: Idle, in: 0, serverEndpoint: {Endpoint}, v: 2.6.90.64945"))
+        {
+            WaitStarted = sentKnown ? T0.AddSeconds(10.4) : null,
+        });
+
+        Assert.Equal(TimeoutCause.SlowCommand, posted.Diagnosis.Cause);
+        Assert.Equal(confidence, posted.Diagnosis.Confidence);
+    }
+
     [Fact]
     public void A_message_that_gives_no_wait_says_how_its_wait_was_taken()
     {

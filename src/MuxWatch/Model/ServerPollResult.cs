@@ -62,6 +62,9 @@ public sealed record ServerPollResult(string Endpoint, DateTimeOffset Started, D
     /// <summary>The server's clock minus the client's, from <c>TIME</c> (the reply taken at the middle of its round trip).</summary>
     public TimeSpan? ClockOffset { get; init; }
 
+    /// <summary>How far <see cref="ClockOffset"/> may be off: half the round trip of the <c>TIME</c> it was read from.</summary>
+    public TimeSpan? ClockUncertainty { get; init; }
+
     /// <summary>Commands the endpoint refused (<c>INFO</c>, <c>SLOWLOG</c>, <c>LATENCY</c>, <c>CONFIG</c>, <c>TIME</c>).</summary>
     public IReadOnlyList<string> Refused { get; init; } = [];
 

@@ -17,6 +17,9 @@ public sealed record ServerPollingStatus(
     bool? LatencyMonitorEnabled,
     int Events)
 {
+    /// <summary>How far <see cref="ClockOffsetMs"/> may be off (half the round trip of the <c>TIME</c> it was read from), in milliseconds; the server's logged events are widened by it.</summary>
+    public double? ClockUncertaintyMs { get; init; }
+
     /// <summary>What the last poll left out because it could not be believed (an absurd slow-log timestamp or duration), with why; empty when nothing was.</summary>
     public IReadOnlyList<string> Dropped { get; init; } = [];
 

@@ -25,7 +25,7 @@ public sealed class TimeoutContext
         internal set
         {
             field = value;
-            Waiting = WaitingWindow.Of(Observation.Time, value);
+            Waiting = WaitingWindow.Of(Observation.Time, value, Observation.WaitStarted);
         }
     } = RedisErrorReport.Empty;
 

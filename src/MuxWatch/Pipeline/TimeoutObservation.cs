@@ -17,6 +17,12 @@ public sealed record TimeoutObservation(DateTimeOffset Time, string Source, Redi
     /// <summary>The registered multiplexer it belongs to, when the source knows it (the probe does).</summary>
     public string? Multiplexer { get; init; }
 
+    /// <summary>
+    /// When the request began to wait, when the source itself sent it (the probe's PING): its wait is then measured from
+    /// there by the message's own figure, not back from <see cref="Time"/>, which a busy process may reach late.
+    /// </summary>
+    public DateTimeOffset? WaitStarted { get; init; }
+
     /// <summary>The thread pool sampled when the exception was thrown (in-process sources only).</summary>
     public ThreadPoolSnapshot? ThreadPoolAtCatch { get; init; }
 

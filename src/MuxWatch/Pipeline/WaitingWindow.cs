@@ -38,13 +38,20 @@ public readonly record struct WaitingWindow(DateTimeOffset From, DateTimeOffset 
 
     /// <summary>
     /// From the catch back by the message's elapsed figure (async) or its timeout (sync), to the catch;
-    /// <see cref="Default"/> when it has neither (or one beyond a day, which no real client writes).
+    /// <see cref="Default"/> when it has neither (or one beyond a day, which no real client writes). When the source sent the
+    /// request itself (<paramref name="sent"/>, the probe's PING), from then on by that figure, to the catch at the latest: a
+    /// catch a busy process reaches late (seen: a second late on a loaded machine) would otherwise move the whole wait later.
     /// </summary>
-    internal static WaitingWindow Of(DateTimeOffset caught, RedisErrorReport report)
+    internal static WaitingWindow Of(DateTimeOffset caught, RedisErrorReport report, DateTimeOffset? sent = null)
     {
         ArgumentNullException.ThrowIfNull(report);
         var span = report.WaitedFor ?? Default;
         var basis = report.WaitedFor is null ? WaitBasis.Assumed : report.ElapsedMilliseconds is not null ? WaitBasis.Elapsed : WaitBasis.Timeout;
+        if (sent is { } began && report.WaitedFor is not null && began <= caught && DateTimeOffset.MaxValue - began > span)
+        {
+            return new(began, began + span < caught ? began + span : caught) { Basis = basis };
+        }
+
         return new(caught - DateTimeOffset.MinValue > span ? caught - span : DateTimeOffset.MinValue, caught) { Basis = basis };
     }
 }

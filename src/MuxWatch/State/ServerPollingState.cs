@@ -15,6 +15,7 @@ internal sealed class ServerPollingState
     private (string Message, DateTimeOffset Time)? _lastPollError;
     private IReadOnlyList<string> _refusedCommands = [];
     private TimeSpan? _clockOffset;
+    private TimeSpan? _clockUncertainty;
     private bool? _latencyMonitorEnabled;
     private IReadOnlyList<string> _droppedValues = [];
 
@@ -66,11 +67,12 @@ internal sealed class ServerPollingState
     }
 
     /// <summary>Notes what the endpoint refuses, its clock offset and whether its latency monitor is on.</summary>
-    internal void Describe(IReadOnlyList<string> refusedCommands, TimeSpan? clockOffset, bool? latencyMonitorEnabled)
+    internal void Describe(IReadOnlyList<string> refusedCommands, TimeSpan? clockOffset, TimeSpan? clockUncertainty, bool? latencyMonitorEnabled)
     {
         lock (_gate)
         {
             _refusedCommands = refusedCommands;
+            _clockUncertainty = clockOffset is null ? _clockUncertainty : clockUncertainty;
             _clockOffset = clockOffset ?? _clockOffset;
             _latencyMonitorEnabled = latencyMonitorEnabled ?? _latencyMonitorEnabled;
         }
@@ -91,6 +93,7 @@ internal sealed class ServerPollingState
                 events)
             {
                 Dropped = _droppedValues,
+                ClockUncertaintyMs = _clockUncertainty?.TotalMilliseconds,
             };
         }
     }

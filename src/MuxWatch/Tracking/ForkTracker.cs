@@ -31,8 +31,8 @@ internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metri
         LastSample = null;
     }
 
-    /// <summary>New samples become fork events (<paramref name="toClient"/>: a server time on the client's clock). Returns true when there was one.</summary>
-    public bool ApplyHistory(IReadOnlyList<LatencySample> history, DateTimeOffset now, Func<DateTimeOffset, DateTimeOffset> toClient)
+    /// <summary>New samples become fork events (<paramref name="serverClock"/>: placed on the client's clock). Returns true when there was one.</summary>
+    public bool ApplyHistory(IReadOnlyList<LatencySample> history, DateTimeOffset now, LoggedTime serverClock)
     {
         var any = false;
         foreach (var sample in history.OrderBy(s => s.Time))
@@ -43,9 +43,7 @@ internal sealed class ForkTracker(ServerTimeline timeline, MuxWatchMetrics metri
             }
 
             // Logged in whole seconds once the fork returned: it ran within [t - ms, t + 1 s].
-            var logged = toClient(sample.Time);
-            var end = ServerStateTracker.Shift(logged, ServerStateTracker.SecondResolution);
-            var start = ServerStateTracker.Shift(logged, -TimeSpan.FromMilliseconds(Math.Clamp(sample.Ms, 0, ServerStateTracker.Plausible.TotalMilliseconds)));
+            var (start, end) = serverClock.Ran(sample.Time, TimeSpan.FromMilliseconds(Math.Clamp(sample.Ms, 0, ServerStateTracker.Plausible.TotalMilliseconds)));
             timeline.Log.Add(new ServerEvent(ServerEventKind.Fork, start, end) { DurationMs = sample.Ms }, now);
             LastSample = sample.Time;
             any = true;

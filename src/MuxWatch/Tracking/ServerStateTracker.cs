@@ -51,6 +51,9 @@ internal sealed class ServerStateTracker
     private long? _aofRewrites;
     private TimeSpan _clockOffset;
 
+    /// <summary>How far <see cref="_clockOffset"/> may be off (half its reading's round trip), widening what the server logged by a second at most.</summary>
+    private TimeSpan _clockUncertainty;
+
     /// <summary>Tracks <paramref name="timeline"/>'s endpoint, exporting to <paramref name="metrics"/>.</summary>
     public ServerStateTracker(ServerTimeline timeline, MuxWatchMetrics metrics)
     {
@@ -101,10 +104,11 @@ internal sealed class ServerStateTracker
         if (poll.ClockOffset is { } offset)
         {
             _clockOffset = offset;
+            _clockUncertainty = poll.ClockUncertainty is not { } within || within <= TimeSpan.Zero ? TimeSpan.Zero : within < SecondResolution ? within : SecondResolution;
         }
 
         bool? monitorOn = poll.LatencyMonitorThresholdMs is { } threshold ? threshold > 0 : null;
-        _timeline.Polling.Describe(poll.Refused, poll.ClockOffset, monitorOn);
+        _timeline.Polling.Describe(poll.Refused, poll.ClockOffset, poll.ClockUncertainty, monitorOn);
         _timeline.Polling.NoteDropped(poll.Dropped);
         if (poll.Info is { } info)
         {
@@ -121,7 +125,7 @@ internal sealed class ServerStateTracker
             _timeline.NoteClusterMembers(members);
         }
 
-        var forkSeen = poll.ForkHistory is { } history && _forks.ApplyHistory(history, poll.Finished, ToClient);
+        var forkSeen = poll.ForkHistory is { } history && _forks.ApplyHistory(history, poll.Finished, ServerClock);
 
         if (poll.Info is { } fields)
         {
@@ -130,7 +134,7 @@ internal sealed class ServerStateTracker
 
         if (poll.Slowlog is { } slowlog)
         {
-            _slowlog.Apply(slowlog, poll.Finished, ToClient);
+            _slowlog.Apply(slowlog, poll.Finished, ServerClock);
         }
 
         foreach (var size in poll.KeySizes)
@@ -145,8 +149,8 @@ internal sealed class ServerStateTracker
         return true;
     }
 
-    /// <summary>A server time (its clock) on the client's clock.</summary>
-    private DateTimeOffset ToClient(DateTimeOffset serverTime) => Shift(serverTime, -_clockOffset);
+    /// <summary>The server's clock as last read, to place what it logged on the client's.</summary>
+    private LoggedTime ServerClock => new(_clockOffset, _clockUncertainty);
 
     /// <summary><paramref name="time"/> moved by <paramref name="by"/>, held at the calendar's ends rather than thrown past them.</summary>
     internal static DateTimeOffset Shift(DateTimeOffset time, TimeSpan by) =>

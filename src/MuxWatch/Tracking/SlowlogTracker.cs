@@ -29,8 +29,8 @@ internal sealed class SlowlogTracker(ServerTimeline timeline, MuxWatchMetrics me
     /// <summary>The server restarted: its slow-log ids start again from zero.</summary>
     public void ServerRestarted() => _lastId = -1;
 
-    /// <summary>Takes one poll's entries, read at <paramref name="now"/>; <paramref name="toClient"/> puts a server time on the client's clock.</summary>
-    public void Apply(IReadOnlyList<SlowlogEntry> entries, DateTimeOffset now, Func<DateTimeOffset, DateTimeOffset> toClient)
+    /// <summary>Takes one poll's entries, read at <paramref name="now"/>; <paramref name="serverClock"/> places a server time on the client's clock.</summary>
+    public void Apply(IReadOnlyList<SlowlogEntry> entries, DateTimeOffset now, LoggedTime serverClock)
     {
         var endpoint = timeline.Endpoint;
         var newest = entries.Count == 0 ? -1 : entries.Max(e => e.Id);
@@ -49,10 +49,9 @@ internal sealed class SlowlogTracker(ServerTimeline timeline, MuxWatchMetrics me
         foreach (var entry in entries.Where(e => e.Id > (_lastId ?? -1)).OrderByDescending(e => e.Id).Take(MaxEntriesPerPoll).OrderBy(e => e.Id))
         {
             // Logged in whole seconds once it had run: it ran within [t - duration, t + 1 s].
-            var logged = toClient(entry.Time);
-            var end = ServerStateTracker.Shift(logged, ServerStateTracker.SecondResolution);
             var ran = entry.Duration < TimeSpan.Zero || entry.Duration > ServerStateTracker.Plausible ? ServerStateTracker.Plausible : entry.Duration;
-            timeline.Log.Add(new ServerEvent(ServerEventKind.SlowCommand, ServerStateTracker.Shift(logged, -ran), end)
+            var (start, end) = serverClock.Ran(entry.Time, ran);
+            timeline.Log.Add(new ServerEvent(ServerEventKind.SlowCommand, start, end)
             {
                 DurationMs = entry.Duration.TotalMilliseconds,
                 Command = entry.Command,

@@ -53,6 +53,14 @@ internal sealed class EndpointWitness : IDisposable
     private long _sentTimestamp;
     private DateTimeOffset _sentAt;
     private double _gcAtSend;
+
+    /// <summary>
+    /// When the witness thread last looked at the socket and found nothing to read, with the PING in flight (a stopwatch
+    /// timestamp, and the pauses to take out as of then): the answer arrived after it. Only so long is a silence proven:
+    /// a thread made to wait for a CPU reads an answer late, and the time it waited is not the server's.
+    /// </summary>
+    private long _emptyAtTimestamp;
+    private double _pausedAtEmpty;
     private DateTimeOffset _nextSend;
     private DateTimeOffset _nextConnect;
     private bool _silent;
@@ -99,7 +107,7 @@ internal sealed class EndpointWitness : IDisposable
         if (_awaiting)
         {
             var waited = WaitedMs(gcPauseMs);
-            if (!_silent && waited > SilentAfterMs)
+            if (!_silent && UnansweredForMs > SilentAfterMs)
             {
                 _silent = true;
                 _timeline.Log.Begin(ServerEventKind.Silence, _sentAt);
@@ -131,6 +139,7 @@ internal sealed class EndpointWitness : IDisposable
         _sentTimestamp = _time.GetTimestamp();
         _sentAt = now;
         _gcAtSend = gcPauseMs;
+        (_emptyAtTimestamp, _pausedAtEmpty) = (_sentTimestamp, gcPauseMs);
         _awaiting = true;
         _nextSend = now + interval;
     }
@@ -193,9 +202,15 @@ internal sealed class EndpointWitness : IDisposable
             _silent = false;
             _timeline.Log.End(ServerEventKind.Silence, now, null, now);
         }
-        else if (roundTrip > SilentAfterMs)
+        else if (UnansweredForMs > SilentAfterMs)
         {
             _timeline.Log.Add(new ServerEvent(ServerEventKind.Silence, _sentAt, now) { DurationMs = roundTrip }, now);
+        }
+        else if (roundTrip > SilentAfterMs)
+        {
+            // Read late, and nothing proves it arrived late: the thread looked last at the socket soon enough after the PING
+            // and then waited (for a CPU, seen in full runs as a 498 ms "silence" where the server answered at once). Neither
+            // a silence nor a prompt answer: the server may have answered at any time in between.
         }
         else
         {
@@ -237,6 +252,22 @@ internal sealed class EndpointWitness : IDisposable
         _connection = null;
         _connector.Dispose();
     }
+
+    /// <summary>
+    /// The thread looked at the socket at <paramref name="timestamp"/> (before it waited on it) and found nothing to read:
+    /// the PING in flight went unanswered at least until then. <paramref name="gcPauseMs"/> as for <see cref="Step"/>.
+    /// </summary>
+    public void NothingToRead(long timestamp, double gcPauseMs)
+    {
+        if (_awaiting && timestamp > _emptyAtTimestamp)
+        {
+            (_emptyAtTimestamp, _pausedAtEmpty) = (timestamp, gcPauseMs);
+        }
+    }
+
+    /// <summary>How long the PING in flight is proven unanswered: until the thread last found nothing to read, pauses taken out.</summary>
+    private double UnansweredForMs =>
+        Math.Max(0, _time.GetElapsedTime(_sentTimestamp, _emptyAtTimestamp).TotalMilliseconds - Math.Max(0, _pausedAtEmpty - _gcAtSend));
 
     /// <summary>Milliseconds since the PING was sent, the GC pauses since then taken out (this thread was paused too).</summary>
     private double WaitedMs(double gcPauseMs) =>

@@ -193,6 +193,16 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
 
         var waited = _time.GetElapsedTime(started).TotalMilliseconds;
         var gcAfter = GC.GetTotalPauseDuration().TotalMilliseconds;
+        // Each socket not readable now had nothing to read when the wait began (taken before it: a thread made to wait for a
+        // CPU after its wait must not stretch what it proved). Most often all of them: the tick came with no answer.
+        foreach (var (socket, awaiting) in _bySocket)
+        {
+            if (_waiting.Count == 0 || !_waiting.Contains(socket))
+            {
+                awaiting.NothingToRead(started, gcPause + _heldMs);
+            }
+        }
+
         if (_waiting.Count == 0)
         {
             if (_bySocket.Count == 0)

@@ -306,6 +306,30 @@ public sealed class WitnessLiveTests
         await thread.StopAsync(CancellationToken.None);
     }
 
+    [Fact]
+    public async Task A_witness_thread_made_to_wait_for_a_cpu_before_it_reads_an_answer_sees_no_silence()
+    {
+        // A full run (starvation after a start-up blip): 300 work items and a stack capture starting at once kept the witness's
+        // thread from a CPU for half a second while the server's answer sat in its socket; read late, it was taken for a 498 ms
+        // silence of the server, and two of the app's timeouts were named server-stall. Here the thread's clock jumps 600 ms
+        // at every thirteenth reading, wherever it falls (after a wait, inside a step or a read): the server answers at once.
+        await using var redis = await RedisServer.StartAsync();
+        var options = Options.Create(new MuxWatchOptions { WitnessInterval = TimeSpan.FromMilliseconds(100), WitnessQuietInterval = TimeSpan.FromMilliseconds(100) });
+        var timelines = new ServerTimelines(options);
+        var timeline = timelines.GetOrAdd(redis.EndPoint);
+        timeline.WitnessAt(IPEndPoint.Parse(redis.EndPoint), tlsHost: null, certificateCheck: null);
+        using var thread = new WitnessThread(timelines, new RuntimeHistory(), new ClockOfAThreadKeptWaiting(TimeSpan.FromMilliseconds(600), everyNthReading: 13), options);
+        await thread.StartAsync(CancellationToken.None);
+        await Eventually.UntilAsync(() => timeline.Status().WitnessAnsweredAt is not null, "the witness answered");
+
+        var since = DateTimeOffset.UtcNow;
+        await Eventually.UntilAsync(() => timeline.AnsweredWithin(since, DateTimeOffset.UtcNow).Count >= 10,
+            "ten answers", lastSeen: () => $"{timeline.AnsweredWithin(since, DateTimeOffset.UtcNow).Count} answers");
+
+        Assert.DoesNotContain(timeline.Events(), e => e.Kind is ServerEventKind.Silence or ServerEventKind.Unreachable);
+        await thread.StopAsync(CancellationToken.None);
+    }
+
     /// <summary>The monotonic clock as a thread kept waiting for a CPU reads it: every <c>n</c>th reading, <c>jump</c> later at once.</summary>
     private sealed class ClockOfAThreadKeptWaiting(TimeSpan jump, int everyNthReading) : TimeProvider
     {

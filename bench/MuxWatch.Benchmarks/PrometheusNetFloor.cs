@@ -21,6 +21,19 @@ internal static class PrometheusNetFloor
     /// </summary>
     public static async Task<double> MedianAsync(string scraped, int scrapes, string? nativeExecutable = null)
     {
+        await using var floor = await StartAsync(scraped, scrapes, nativeExecutable);
+        var times = await SidecarScale.TimedByCurlAsync(floor.Metrics, scrapes);
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"    prometheus-net alone ({floor.Kind}), the same series: /metrics {times[times.Count / 2]:F2} ms median (after {floor.Warmups} warm-up scrapes)"));
+        return times[times.Count / 2];
+    }
+
+    /// <summary>
+    /// The floor started and warmed, serving the series of <paramref name="scraped"/>: the caller times it (beside what it
+    /// is compared with, a round of each in turn) and disposes of it.
+    /// </summary>
+    public static async Task<Running> StartAsync(string scraped, int scrapes, string? nativeExecutable = null)
+    {
         var file = Path.Combine(Path.GetTempPath(), $"muxwatch-floor-{Environment.ProcessId}-{Guid.NewGuid():N}.txt");
         await File.WriteAllTextAsync(file, scraped);
         var port = FreePort.Next();
@@ -28,7 +41,8 @@ internal static class PrometheusNetFloor
         var info = nativeExecutable is null
             ? BuiltProgram.StartInfo("MuxWatch.PrometheusFloor", file, url)
             : new ProcessStartInfo(nativeExecutable, [file, url]) { RedirectStandardInput = true };
-        using var process = SidecarScale.StartDiscardingOutput(info, "the prometheus-net floor");
+        var process = SidecarScale.StartDiscardingOutput(info, "the prometheus-net floor");
+        var running = new Running(process, file, new Uri($"{url}/metrics"), nativeExecutable is null ? "dotnet" : "native");
         try
         {
             using var client = new HttpClient { BaseAddress = new Uri(url), Timeout = TimeSpan.FromSeconds(30) };
@@ -46,27 +60,40 @@ internal static class PrometheusNetFloor
             // Warmed until the floor's JIT has compiled nothing for a whole second of scrapes (at least as many warm-ups as
             // timed scrapes; a native floor compiles nothing). With only as many warm-ups as timed scrapes, a JIT floor came
             // out at 13 ms in one run and 33-35 ms in the two before it on the same build: timed while still being recompiled.
-            var warmups = 0;
             var last = await CompiledMethodsAsync(client);
             var quietSince = Stopwatch.StartNew();
-            while (warmups < 20 * scrapes && (warmups < scrapes || quietSince.Elapsed < TimeSpan.FromSeconds(1)))
+            while (running.Warmups < 20 * scrapes && (running.Warmups < scrapes || quietSince.Elapsed < TimeSpan.FromSeconds(1)))
             {
                 _ = await client.GetStringAsync(new Uri("/metrics", UriKind.Relative));
-                warmups++;
+                running.Warmups++;
                 if (await CompiledMethodsAsync(client) is var compiled && compiled != last)
                 {
                     (last, quietSince) = (compiled, Stopwatch.StartNew());
                 }
             }
 
-            var times = await SidecarScale.TimedByCurlAsync(new Uri($"{url}/metrics"), scrapes);
-            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"    prometheus-net alone ({(nativeExecutable is null ? "dotnet" : "native")}), the same series: /metrics {times[times.Count / 2]:F2} ms median (after {warmups} warm-up scrapes)"));
-            return times[times.Count / 2];
+            return running;
         }
-        finally
+        catch
+        {
+            await running.DisposeAsync();
+            throw;
+        }
+    }
+
+    /// <summary>A started floor: its <c>/metrics</c> address, how it was built, how many scrapes warmed it.</summary>
+    internal sealed class Running(Process process, string file, Uri metrics, string kind) : IAsyncDisposable
+    {
+        public Uri Metrics => metrics;
+
+        public string Kind => kind;
+
+        public int Warmups { get; set; }
+
+        public async ValueTask DisposeAsync()
         {
             await SidecarScale.StopAsync(process);
+            process.Dispose();
             File.Delete(file);
         }
     }

@@ -183,10 +183,12 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             anyConnected |= SampleServer(server, now, pingInterval, quietPace, probeTimeout, pipeline, stopping, ref quiet);
         }
 
+        // Beside the endpoints' muxwatch_connected just set: /api/targets says what a scrape says (a full run read the gauge at
+        // 0 and the state still "connected" while the status text and pub/sub were sampled in between).
+        _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
         _status.SampleIfDue(multiplexer, now, statusInterval, quiet);
         _failures.Sampled(anyConnected, now);
         _pubSub?.Sample(multiplexer, probeTimeout);
-        _state = anyConnected ? "connected" : multiplexer.IsConnecting ? "connecting" : "disconnected";
     }
 
     /// <summary>True while a PING of the probe's is in flight to any of its endpoints (tests wait for it to end rather than sleep).</summary>

@@ -155,10 +155,12 @@ public sealed class SidecarProbeTests : IAsyncLifetime
             return metrics.Value("muxwatch_connected", mux) == 0
                 && metrics.Value("muxwatch_connection_events_total", mux, ("event", "connection-failed")) >= 1;
         }, "connected to drop to 0 and the failure to be counted");
-        using (var targets = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative))))
+        // The same cycle sets the state /api/targets shows, a moment after the gauge.
+        await Eventually.UntilAsync(async () =>
         {
-            Assert.NotEqual("connected", targets.RootElement.GetProperty("targets")[0].GetProperty("state").GetString());
-        }
+            using var targets = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/targets", UriKind.Relative)));
+            return targets.RootElement.GetProperty("targets")[0].GetProperty("state").GetString() != "connected";
+        }, "/api/targets to say the target is not connected");
 
         // The witness saw it too: the server unreachable, on its timeline.
         var seen = string.Empty;

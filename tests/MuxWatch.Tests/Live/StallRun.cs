@@ -41,9 +41,10 @@ internal sealed record StallRun(List<JsonElement> Timeouts, int Thrown, MetricsT
             // The app's calls, each once, whatever they failed with (a call made once the client knew the connection
             // down fails as a connection failure: seen once in 51 on 2.6.90); beside them at most one write timeout 2.x
             // adds for a sync call it had already given up on, and the client's own reports of the connections the kill
-            // closed (SocketClosed), thrown inside it where MuxWatch sees them too: one per connection at most,
-            // interactive and subscription (measured: 0, 1 or 2).
-            Assert.InRange(apps.Count, Thrown, Thrown + 3);
+            // closed (SocketClosed) and of its attempts to make them again while the server was gone, thrown inside it
+            // where MuxWatch sees them too (measured: 0, 1 or 2; once 4, a full run on 3.4.35 with every one of them
+            // connection-loss). A call recorded twice would add one a call, tens here.
+            Assert.InRange(apps.Count, Thrown, Thrown + 6);
         }
 
         Assert.All(Timeouts, t => Assert.True(t.GetProperty("settled").GetBoolean()));

@@ -30,19 +30,21 @@ internal static class PrometheusNetFloor
 
     /// <summary>
     /// The floor started and warmed, serving the series of <paramref name="scraped"/>: the caller times it (beside what it
-    /// is compared with, a round of each in turn) and disposes of it.
+    /// is compared with, a scrape of each in turn) and disposes of it. The series are made family by family, or with
+    /// <paramref name="targetByTarget"/> target by target, as a running exporter makes them (FloorRegistry).
     /// </summary>
-    public static async Task<Running> StartAsync(string scraped, int scrapes, string? nativeExecutable = null)
+    public static async Task<Running> StartAsync(string scraped, int scrapes, string? nativeExecutable = null, bool targetByTarget = false)
     {
         var file = Path.Combine(Path.GetTempPath(), $"muxwatch-floor-{Environment.ProcessId}-{Guid.NewGuid():N}.txt");
         await File.WriteAllTextAsync(file, scraped);
         var port = FreePort.Next();
         var url = $"http://127.0.0.1:{port}";
+        string[] arguments = targetByTarget ? [file, url, "--target-by-target"] : [file, url];
         var info = nativeExecutable is null
-            ? BuiltProgram.StartInfo("MuxWatch.PrometheusFloor", file, url)
-            : new ProcessStartInfo(nativeExecutable, [file, url]) { RedirectStandardInput = true };
+            ? BuiltProgram.StartInfo("MuxWatch.PrometheusFloor", arguments)
+            : new ProcessStartInfo(nativeExecutable, arguments) { RedirectStandardInput = true };
         var process = SidecarScale.StartDiscardingOutput(info, "the prometheus-net floor");
-        var running = new Running(process, file, new Uri($"{url}/metrics"), nativeExecutable is null ? "dotnet" : "native");
+        var running = new Running(process, file, new Uri($"{url}/metrics"), nativeExecutable is null ? "dotnet" : "native", targetByTarget);
         try
         {
             using var client = new HttpClient { BaseAddress = new Uri(url), Timeout = TimeSpan.FromSeconds(30) };
@@ -81,12 +83,15 @@ internal static class PrometheusNetFloor
         }
     }
 
-    /// <summary>A started floor: its <c>/metrics</c> address, how it was built, how many scrapes warmed it.</summary>
-    internal sealed class Running(Process process, string file, Uri metrics, string kind) : IAsyncDisposable
+    /// <summary>A started floor: its <c>/metrics</c> address, how it was built, in what order its series were made, how many scrapes warmed it.</summary>
+    internal sealed class Running(Process process, string file, Uri metrics, string kind, bool targetByTarget) : IAsyncDisposable
     {
         public Uri Metrics => metrics;
 
         public string Kind => kind;
+
+        /// <summary>How its series were made, as the benchmark prints it.</summary>
+        public string Order => targetByTarget ? "made target by target" : "made family by family";
 
         public int Warmups { get; set; }
 

@@ -29,6 +29,12 @@ internal static class SidecarFleet
 
         /// <summary>For the native build, prometheus-net alone run by <c>dotnet</c> as well: the native compiler's own cost; 0 otherwise.</summary>
         public double DotnetFloorMedian { get; init; }
+
+        /// <summary>
+        /// <c>/metrics</c> against prometheus-net alone with the same series made target by target, as a running exporter
+        /// makes them (the floor makes them family by family): MuxWatch's own share; 0 when not measured.
+        /// </summary>
+        public double TargetByTargetFloorRatio { get; init; }
     }
 
     public static async Task<int> RunAsync(string[] args)
@@ -171,7 +177,8 @@ internal static class SidecarFleet
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"goals, {r.Build} at {r.Endpoints}: CPU / redis_exporter's {(exporterCpu is > 0 and var e ? (r.CpuMsPerSecond / e).ToString("F2", CultureInfo.InvariantCulture) : "n/a")} (at most 0.33); "
                 + $"/metrics / prometheus-net alone built the same way {(r.FloorMedian > 0 ? (r.ScrapeMedian / r.FloorMedian).ToString("F2", CultureInfo.InvariantCulture) : "n/a")} (at most 1.2)"
-                + $"{(r.DotnetFloorMedian > 0 ? ", / prometheus-net alone run by dotnet " + (r.ScrapeMedian / r.DotnetFloorMedian).ToString("F2", CultureInfo.InvariantCulture) : "")}; "
+                + $"{(r.DotnetFloorMedian > 0 ? ", / prometheus-net alone run by dotnet " + (r.ScrapeMedian / r.DotnetFloorMedian).ToString("F2", CultureInfo.InvariantCulture) : "")}"
+                + $"{(r.TargetByTargetFloorRatio > 0 ? ", / prometheus-net alone with the series made target by target " + r.TargetByTargetFloorRatio.ToString("F2", CultureInfo.InvariantCulture) : "")}; "
                 + $"peak resident {r.ResidentPeak:F0} MB (under 90)"));
         }
 
@@ -251,16 +258,26 @@ internal static class SidecarFleet
 
             var (median, p95, bytes, series, text) = await ScrapeAsync(client, scrapes);
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"    the sidecar alone: /metrics {median:F2} ms median, {p95:F2} ms p95 over {scrapes} scrapes"));
-            double floorMedian;
+            double floorMedian, layoutRatio;
+            var pairs = Math.Max(100, 2 * scrapes);
             await using (var floor = await PrometheusNetFloor.StartAsync(text, scrapes, nativeFloor))
             {
-                (median, p95, floorMedian) = await InterleavedAsync(new Uri(client.BaseAddress!, "/metrics"), floor, scrapes);
+                (median, p95, floorMedian) = await InterleavedAsync(new Uri(client.BaseAddress!, "/metrics"), floor, pairs);
+            }
+
+            // The same series made target by target, as a running exporter makes them: what is left above that floor is
+            // MuxWatch's own (its before-scrape figures, the chunking), the rest the series' places in memory.
+            await using (var floor = await PrometheusNetFloor.StartAsync(text, scrapes, nativeFloor, targetByTarget: true))
+            {
+                var (againstLayout, _, layoutFloor) = await InterleavedAsync(new Uri(client.BaseAddress!, "/metrics"), floor, pairs);
+                layoutRatio = againstLayout / layoutFloor;
             }
 
             var figures = new Figures(build, endpoints.Count, cpuMsPerSecond, resident[resident.Count / 2], PeakMegabytes(process.Id), median, p95, bytes / 1024.0, series,
                 perCommand.Values.Sum(v => v.Microseconds), perCommand.Values.Sum(v => v.Calls))
             {
                 FloorMedian = floorMedian,
+                TargetByTargetFloorRatio = layoutRatio,
                 DotnetFloorMedian = nativeFloor is null ? 0 : await PrometheusNetFloor.MedianAsync(text, scrapes),
             };
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
@@ -405,49 +422,33 @@ internal static class SidecarFleet
     }
 
     /// <summary>
+    /// The sidecar's <c>/metrics</c> and the floor's, a scrape of each in turn (<paramref name="pairs"/> pairs, the order
+    /// swapped every pair, one curl keeping both connections alive), so that both meet the same machine at the same moment:
+    /// timed in batches one after the other, the floor moved from 15 to 19.5 ms between two runs on the same build, and in
+    /// rounds of five of each the rounds' ratios spread from 0.77 to 1.44 within one run (issue 52). Returns the sidecar's
+    /// median and p95 and the floor's median; prints the ratio and how far the ratios of ten consecutive blocks spread.
+    /// </summary>
+    private static async Task<(double Median, double P95, double FloorMedian)> InterleavedAsync(Uri ours, PrometheusNetFloor.Running floor, int pairs)
+    {
+        var (mine, theirs) = await SidecarScale.TimedInPairsByCurlAsync(ours, floor.Metrics, pairs);
+        const int Blocks = 10;
+        var size = Math.Max(1, pairs / Blocks);
+        var ratios = Enumerable.Range(0, Blocks).Where(b => b * size < pairs)
+            .Select(b => Median(mine.Skip(b * size).Take(size)) / Median(theirs.Skip(b * size).Take(size))).Order().ToList();
+        var (median, floorMedian) = (Median(mine), Median(theirs));
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"    in turns with prometheus-net alone ({floor.Kind}, the same series {floor.Order}, {floor.Warmups} warm-up scrapes), {pairs} pairs: /metrics {median:F2} ms median against {floorMedian:F2}, "
+            + $"{median / floorMedian:F2} times; {ratios.Count} blocks' ratios {ratios[0]:F2} to {ratios[^1]:F2}"));
+        var sorted = mine.Order().ToList();
+        return (median, sorted[(int)Math.Ceiling(sorted.Count * 0.95) - 1], floorMedian);
+    }
+
+    private static double Median(IEnumerable<double> values) => values.Order().ToList() is var sorted && sorted.Count > 0 ? sorted[sorted.Count / 2] : double.NaN;
+
+    /// <summary>
     /// Scrapes as a scraper does (curl, one kept-alive connection, each timed by curl): the median and p95, after
     /// as many warm-ups; the body's size and series from the last warm-up.
     /// </summary>
-    /// <summary>
-    /// The sidecar's <c>/metrics</c> and the floor's, timed in turns (ten rounds, each a batch of one then of the other, the
-    /// order swapped every round) so that both meet the same machine: timed one after the other, the floor moved from 15 to
-    /// 19.5 ms between two runs on the same build and the ratio from 1.12 to 1.32 (issue 52). Returns the sidecar's median
-    /// and p95 and the floor's median over all the rounds.
-    /// </summary>
-    private static async Task<(double Median, double P95, double FloorMedian)> InterleavedAsync(Uri ours, PrometheusNetFloor.Running floor, int scrapes)
-    {
-        const int Rounds = 10;
-        var each = Math.Max(5, scrapes / Rounds);
-        List<double> mine = [], theirs = [], ratios = [];
-        for (var round = 0; round < Rounds; round++)
-        {
-            List<double> a, b;
-            if (round % 2 == 0)
-            {
-                a = await SidecarScale.TimedByCurlAsync(ours, each);
-                b = await SidecarScale.TimedByCurlAsync(floor.Metrics, each);
-            }
-            else
-            {
-                b = await SidecarScale.TimedByCurlAsync(floor.Metrics, each);
-                a = await SidecarScale.TimedByCurlAsync(ours, each);
-            }
-
-            mine.AddRange(a);
-            theirs.AddRange(b);
-            ratios.Add(a[a.Count / 2] / b[b.Count / 2]);
-        }
-
-        mine.Sort();
-        theirs.Sort();
-        ratios.Sort();
-        var (median, floorMedian) = (mine[mine.Count / 2], theirs[theirs.Count / 2]);
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"    in turns with prometheus-net alone ({floor.Kind}, the same series, {floor.Warmups} warm-up scrapes), {Rounds} rounds of {each}: /metrics {median:F2} ms median against {floorMedian:F2}, "
-            + $"{median / floorMedian:F2} times; the rounds' ratios {ratios[0]:F2} to {ratios[^1]:F2}, median {ratios[ratios.Count / 2]:F2}"));
-        return (median, mine[(int)Math.Ceiling(mine.Count * 0.95) - 1], floorMedian);
-    }
-
     private static async Task<(double Median, double P95, long Bytes, int Series, string Text)> ScrapeAsync(HttpClient client, int scrapes)
     {
         var text = string.Empty;

@@ -223,6 +223,45 @@ internal static class SidecarScale
         return [.. output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(t => double.Parse(t, CultureInfo.InvariantCulture) * 1000).Order()];
     }
 
+    /// <summary>
+    /// <paramref name="pairs"/> requests for each of <paramref name="a"/> and <paramref name="b"/>, in turns (a then b, then
+    /// b then a, and so on), by one curl keeping both connections alive, each timed by curl: milliseconds, in order, for each.
+    /// </summary>
+    internal static async Task<(List<double> A, List<double> B)> TimedInPairsByCurlAsync(Uri a, Uri b, int pairs)
+    {
+        var curl = new ProcessStartInfo("curl") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+        curl.ArgumentList.Add("-s");
+        curl.ArgumentList.Add("-w");
+        curl.ArgumentList.Add("%{time_total}\n");
+        for (var i = 0; i < pairs; i++)
+        {
+            foreach (var url in i % 2 == 0 ? [a, b] : (Uri[])[b, a])
+            {
+                curl.ArgumentList.Add("-o");
+                curl.ArgumentList.Add("/dev/null");
+                curl.ArgumentList.Add(url.ToString());
+            }
+        }
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(curl, timeout: TimeSpan.FromMinutes(5));
+        if (exitCode != 0)
+        {
+            throw new InvalidOperationException($"curl failed ({exitCode}): {error}");
+        }
+
+        // curl writes one time per request, in the order the requests were given.
+        var times = output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(t => double.Parse(t, CultureInfo.InvariantCulture) * 1000).ToList();
+        List<double> first = [], second = [];
+        for (var i = 0; i < times.Count; i++)
+        {
+            var pair = i / 2;
+            var isA = (i % 2 == 0) == (pair % 2 == 0);
+            (isA ? first : second).Add(times[i]);
+        }
+
+        return (first, second);
+    }
+
     internal static TimeSpan CpuTime(Process? process)
     {
         if (process is null)

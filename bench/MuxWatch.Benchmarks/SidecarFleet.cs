@@ -259,7 +259,7 @@ internal static class SidecarFleet
             var (median, p95, bytes, series, text) = await ScrapeAsync(client, scrapes);
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"    the sidecar alone: /metrics {median:F2} ms median, {p95:F2} ms p95 over {scrapes} scrapes"));
             double floorMedian, layoutRatio;
-            var pairs = Math.Max(100, 2 * scrapes);
+            var pairs = Math.Max(200, 4 * scrapes);
             await using (var floor = await PrometheusNetFloor.StartAsync(text, scrapes, nativeFloor))
             {
                 (median, p95, floorMedian) = await InterleavedAsync(new Uri(client.BaseAddress!, "/metrics"), floor, pairs);

@@ -16,7 +16,8 @@ internal static class FloorRegistry
     /// <remarks>
     /// The order is where the series lie in memory, and a scrape visits them family by family: made target by target,
     /// consecutive series of a family lie a target's worth of objects apart, and the same 27,078 series render about a
-    /// fifth slower (measured 2026-11-30, native: 1.21-1.26 times the family-by-family registry; docs/benchmarks.md).
+    /// tenth to a fifth slower (measured 2026-11-30, native, a scrape of each in turn: 1.08-1.26 times the family-by-family
+    /// registry; docs/benchmarks.md).
     /// </remarks>
     public static int Fill(CollectorRegistry registry, string text, bool targetByTarget = false)
     {

@@ -201,13 +201,34 @@ internal static class SidecarScale
     }
 
     /// <summary><paramref name="count"/> requests for <paramref name="url"/> by one curl on one kept-alive connection, each timed by curl: milliseconds, in order.</summary>
-    internal static async Task<List<double>> TimedByCurlAsync(Uri url, int count)
+    internal static async Task<List<double>> TimedByCurlAsync(Uri url, int count) =>
+        [.. (await TimedByOneCurlAsync(Enumerable.Repeat(url, count))).Order()];
+
+    /// <summary>
+    /// <paramref name="pairs"/> requests for each of <paramref name="a"/> and <paramref name="b"/>, in turns (a then b, then
+    /// b then a, and so on), by one curl keeping both connections alive, each timed by curl: milliseconds, in order, for each.
+    /// </summary>
+    internal static async Task<(List<double> A, List<double> B)> TimedInPairsByCurlAsync(Uri a, Uri b, int pairs)
+    {
+        var times = await TimedByOneCurlAsync(Enumerable.Range(0, pairs).SelectMany(pair => pair % 2 == 0 ? [a, b] : (Uri[])[b, a]));
+        List<double> first = [], second = [];
+        for (var i = 0; i < times.Count; i++)
+        {
+            var aFirst = i / 2 % 2 == 0;
+            (aFirst == (i % 2 == 0) ? first : second).Add(times[i]);
+        }
+
+        return (first, second);
+    }
+
+    /// <summary>The <paramref name="urls"/> requested in order by one curl, which keeps its connections alive; each request's time in ms, in the same order.</summary>
+    private static async Task<List<double>> TimedByOneCurlAsync(IEnumerable<Uri> urls)
     {
         var curl = new ProcessStartInfo("curl") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
         curl.ArgumentList.Add("-s");
         curl.ArgumentList.Add("-w");
         curl.ArgumentList.Add("%{time_total}\n");
-        for (var i = 0; i < count; i++)
+        foreach (var url in urls)
         {
             curl.ArgumentList.Add("-o");
             curl.ArgumentList.Add("/dev/null");
@@ -220,46 +241,8 @@ internal static class SidecarScale
             throw new InvalidOperationException($"curl failed ({exitCode}): {error}");
         }
 
-        return [.. output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(t => double.Parse(t, CultureInfo.InvariantCulture) * 1000).Order()];
-    }
-
-    /// <summary>
-    /// <paramref name="pairs"/> requests for each of <paramref name="a"/> and <paramref name="b"/>, in turns (a then b, then
-    /// b then a, and so on), by one curl keeping both connections alive, each timed by curl: milliseconds, in order, for each.
-    /// </summary>
-    internal static async Task<(List<double> A, List<double> B)> TimedInPairsByCurlAsync(Uri a, Uri b, int pairs)
-    {
-        var curl = new ProcessStartInfo("curl") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
-        curl.ArgumentList.Add("-s");
-        curl.ArgumentList.Add("-w");
-        curl.ArgumentList.Add("%{time_total}\n");
-        for (var i = 0; i < pairs; i++)
-        {
-            foreach (var url in i % 2 == 0 ? [a, b] : (Uri[])[b, a])
-            {
-                curl.ArgumentList.Add("-o");
-                curl.ArgumentList.Add("/dev/null");
-                curl.ArgumentList.Add(url.ToString());
-            }
-        }
-
-        var (exitCode, output, error) = await BuiltProgram.RunAsync(curl, timeout: TimeSpan.FromMinutes(5));
-        if (exitCode != 0)
-        {
-            throw new InvalidOperationException($"curl failed ({exitCode}): {error}");
-        }
-
         // curl writes one time per request, in the order the requests were given.
-        var times = output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(t => double.Parse(t, CultureInfo.InvariantCulture) * 1000).ToList();
-        List<double> first = [], second = [];
-        for (var i = 0; i < times.Count; i++)
-        {
-            var pair = i / 2;
-            var isA = (i % 2 == 0) == (pair % 2 == 0);
-            (isA ? first : second).Add(times[i]);
-        }
-
-        return (first, second);
+        return [.. output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(t => double.Parse(t, CultureInfo.InvariantCulture) * 1000)];
     }
 
     internal static TimeSpan CpuTime(Process? process)

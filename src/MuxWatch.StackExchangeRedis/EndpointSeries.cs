@@ -28,4 +28,35 @@ internal sealed class EndpointSeries(MultiplexerMetrics metrics, string multiple
 
     /// <summary>One PING round trip: into the histogram, and into the MuxWatch meter when one publishes.</summary>
     public void ObservePing(double seconds) => metrics.ObservePing(Ping, multiplexer, endpoint, seconds);
+
+    /// <summary>
+    /// Makes the series the constructor makes at once (not those that wait for a first success) for every one of
+    /// <paramref name="endpoints"/>, a family at a time: a scrape visits each family's series in turn, and made so they
+    /// lie side by side in memory. Made an endpoint at a time, consecutive series of a family lay an endpoint's worth of
+    /// objects apart, and prometheus-net alone rendered the same 27,078 series 1.08-1.26 times slower (docs/benchmarks.md,
+    /// "Where the series lie in memory"). The constructors that follow find them made.
+    /// </summary>
+    public static void MakeFamilyByFamily(MultiplexerMetrics metrics, IReadOnlyList<(string Multiplexer, string Endpoint, bool Owned)> endpoints)
+    {
+        // The constructor's families, in its order; operations and subscriptions an app's multiplexer's only (as above).
+        (Action<string, string> Make, bool AppOnly)[] families =
+        [
+            ((multiplexer, endpoint) => metrics.Connected.WithLabels(multiplexer, endpoint), false),
+            ((multiplexer, endpoint) => metrics.SentAwaitingResponse.WithLabels(multiplexer, endpoint), false),
+            ((multiplexer, endpoint) => metrics.PendingUnsent.WithLabels(multiplexer, endpoint), false),
+            ((multiplexer, endpoint) => metrics.Operations.WithLabels(multiplexer, endpoint), true),
+            ((multiplexer, endpoint) => metrics.Reconnects.WithLabels(multiplexer, endpoint), false),
+            ((multiplexer, endpoint) => metrics.Subscriptions.WithLabels(multiplexer, endpoint), true),
+        ];
+        foreach (var (make, appOnly) in families)
+        {
+            foreach (var (multiplexer, endpoint, owned) in endpoints)
+            {
+                if (!(appOnly && owned))
+                {
+                    make(multiplexer, endpoint);
+                }
+            }
+        }
+    }
 }

@@ -127,12 +127,27 @@ internal sealed partial class MultiplexerMetrics
     /// then, and a series for every type the client has would add a dozen per endpoint to a 500-endpoint
     /// sidecar's scrape for one event.
     /// </remarks>
-    public void InitializeEndpoint(string multiplexer, string endpoint, string eventEndpoint, IReadOnlyList<string> sources)
+    public void InitializeEndpoint(string multiplexer, string endpoint, string eventEndpoint, IReadOnlyList<string> sources) =>
+        InitializeEndpoints([(multiplexer, endpoint, eventEndpoint, sources)]);
+
+    /// <summary>
+    /// <see cref="InitializeEndpoint"/> for several endpoints seen at once, a family at a time (the timeouts of them all, then
+    /// their connection events), so that each family's series lie side by side in memory
+    /// (<see cref="EndpointSeries.MakeFamilyByFamily"/> says why).
+    /// </summary>
+    public void InitializeEndpoints(IReadOnlyList<(string Multiplexer, string Endpoint, string EventEndpoint, IReadOnlyList<string> Sources)> endpoints)
     {
-        Core.InitializeTimeouts(multiplexer, endpoint, sources);
-        foreach (var (name, failureType) in KnownEvents)
+        foreach (var (multiplexer, endpoint, _, sources) in endpoints)
         {
-            ConnectionEvents.WithLabels(multiplexer, eventEndpoint, name, failureType).Inc(0);
+            Core.InitializeTimeouts(multiplexer, endpoint, sources);
+        }
+
+        foreach (var (multiplexer, _, eventEndpoint, _) in endpoints)
+        {
+            foreach (var (name, failureType) in KnownEvents)
+            {
+                ConnectionEvents.WithLabels(multiplexer, eventEndpoint, name, failureType).Inc(0);
+            }
         }
     }
 

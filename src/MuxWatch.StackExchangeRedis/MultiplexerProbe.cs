@@ -1,3 +1,4 @@
+using StackExchange.Redis;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
 using MuxWatch.Pipeline;
@@ -29,11 +30,35 @@ internal sealed class MultiplexerProbe(WatchedMultiplexers multiplexers, Timeout
         var quietPace = settings.PingQuietMultiple > 1 && activity?.IsQuiet(now) == true;
         var pingInterval = PingInterval(settings, quietPace);
         var statusInterval = settings.Ping ? settings.PingInterval : (TimeSpan?)null;
+        var cycle = new List<(WatchedMultiplexer Watched, IServer[] Servers)>();
         foreach (var watched in multiplexers.All)
+        {
+            Try(() =>
+            {
+                if (watched.BeginCycle(now) is { } servers)
+                {
+                    cycle.Add((watched, servers));
+                }
+            });
+        }
+
+        // The endpoints seen for the first time get their series a family at a time before any is sampled.
+        Try(() => WatchedMultiplexer.MakeNewEndpointsSeries(cycle));
+        foreach (var (watched, servers) in cycle)
+        {
+            Try(() => watched.Sample(servers, now, pingInterval, statusInterval, quietPace, settings.ProbeTimeout, pipeline, stopping));
+        }
+
+        if (failures is not null)
+        {
+            throw new AggregateException("sampling a watched multiplexer failed", failures);
+        }
+
+        void Try(Action step)
         {
             try
             {
-                watched.Sample(now, pingInterval, statusInterval, quietPace, settings.ProbeTimeout, pipeline, stopping);
+                step();
             }
 #pragma warning disable CA1031 // one multiplexer that fails to sample must not keep the others from theirs
             catch (Exception ex)
@@ -41,11 +66,6 @@ internal sealed class MultiplexerProbe(WatchedMultiplexers multiplexers, Timeout
             {
                 (failures ??= []).Add(ex);
             }
-        }
-
-        if (failures is not null)
-        {
-            throw new AggregateException("sampling a watched multiplexer failed", failures);
         }
     }
 

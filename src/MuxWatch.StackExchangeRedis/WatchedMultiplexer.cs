@@ -158,27 +158,50 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// </summary>
     public void Sample(DateTimeOffset now, TimeSpan? pingInterval, TimeSpan? statusInterval, bool quietPace, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
     {
+        if (BeginCycle(now) is { } servers)
+        {
+            Sample(servers, now, pingInterval, statusInterval, quietPace, probeTimeout, pipeline, stopping);
+        }
+    }
+
+    /// <summary>
+    /// A cycle's first half: resolves in the background if needed, lets go of a multiplexer disposed under it, and
+    /// otherwise returns the servers to sample this cycle (null when there are none to sample).
+    /// </summary>
+    internal IServer[]? BeginCycle(DateTimeOffset now)
+    {
         if (_disposed)
         {
-            return;
+            return null;
         }
 
         var multiplexer = Multiplexer;
         if (multiplexer is null)
         {
             StartResolving(now);
-            return;
+            return null;
         }
 
         if (_pinger.SawDisposed || MultiplexerInspection.IsDisposed(multiplexer))
         {
             Retire(now);
+            return null;
+        }
+
+        return Servers(multiplexer);
+    }
+
+    /// <summary>A cycle's second half: samples <paramref name="servers"/> (from <see cref="BeginCycle"/>) as <see cref="Sample(DateTimeOffset, TimeSpan?, TimeSpan?, bool, TimeSpan, TimeoutPipeline, CancellationToken)"/> says.</summary>
+    internal void Sample(IServer[] servers, DateTimeOffset now, TimeSpan? pingInterval, TimeSpan? statusInterval, bool quietPace, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
+    {
+        if (_disposed || Multiplexer is not { } multiplexer)
+        {
             return;
         }
 
         var anyConnected = false;
         var quiet = true;
-        foreach (var server in Servers(multiplexer))
+        foreach (var server in servers)
         {
             anyConnected |= SampleServer(server, now, pingInterval, quietPace, probeTimeout, pipeline, stopping, ref quiet);
         }
@@ -222,7 +245,7 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// </summary>
     private WatchedEndpoint NewEndpoint(string endpoint)
     {
-        _metrics.InitializeEndpoint(Name, endpoint, _eventEndpoints.Admit(endpoint), _registration.Owned ? ProbeOnly : AppAndProbe);
+        _metrics.InitializeEndpoint(Name, endpoint, _eventEndpoints.Admit(endpoint), TimeoutSourceNames);
         return new WatchedEndpoint(_metrics, Name, endpoint, _registration.Owned);
     }
 

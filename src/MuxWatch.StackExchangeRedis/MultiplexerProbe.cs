@@ -20,6 +20,9 @@ namespace MuxWatch.StackExchangeRedis;
 /// </remarks>
 internal sealed class MultiplexerProbe(WatchedMultiplexers multiplexers, TimeoutPipeline pipeline, IOptions<MuxWatchOptions> options, ProcessActivity? activity = null) : IPeriodicProbe
 {
+    // This cycle's multiplexers and their servers, kept between the two halves of a cycle (a probe never overlaps itself).
+    private readonly List<(WatchedMultiplexer Watched, IServer[] Servers)> _cycle = [];
+
     public string Name => "multiplexer";
 
     public void Sample(DateTimeOffset now, CancellationToken stopping)
@@ -30,35 +33,15 @@ internal sealed class MultiplexerProbe(WatchedMultiplexers multiplexers, Timeout
         var quietPace = settings.PingQuietMultiple > 1 && activity?.IsQuiet(now) == true;
         var pingInterval = PingInterval(settings, quietPace);
         var statusInterval = settings.Ping ? settings.PingInterval : (TimeSpan?)null;
-        var cycle = new List<(WatchedMultiplexer Watched, IServer[] Servers)>();
+        _cycle.Clear();
         foreach (var watched in multiplexers.All)
-        {
-            Try(() =>
-            {
-                if (watched.BeginCycle(now) is { } servers)
-                {
-                    cycle.Add((watched, servers));
-                }
-            });
-        }
-
-        // The endpoints seen for the first time get their series a family at a time before any is sampled.
-        Try(() => WatchedMultiplexer.MakeNewEndpointsSeries(cycle));
-        foreach (var (watched, servers) in cycle)
-        {
-            Try(() => watched.Sample(servers, now, pingInterval, statusInterval, quietPace, settings.ProbeTimeout, pipeline, stopping));
-        }
-
-        if (failures is not null)
-        {
-            throw new AggregateException("sampling a watched multiplexer failed", failures);
-        }
-
-        void Try(Action step)
         {
             try
             {
-                step();
+                if (watched.BeginCycle(now) is { } servers)
+                {
+                    _cycle.Add((watched, servers));
+                }
             }
 #pragma warning disable CA1031 // one multiplexer that fails to sample must not keep the others from theirs
             catch (Exception ex)
@@ -66,6 +49,39 @@ internal sealed class MultiplexerProbe(WatchedMultiplexers multiplexers, Timeout
             {
                 (failures ??= []).Add(ex);
             }
+        }
+
+        // The endpoints seen for the first time get their series a family at a time before any is sampled (were this to
+        // fail, each endpoint's sampling makes its own, as it always may).
+        try
+        {
+            WatchedMultiplexer.MakeNewEndpointsSeries(_cycle);
+        }
+#pragma warning disable CA1031 // as above
+        catch (Exception ex)
+#pragma warning restore CA1031
+        {
+            (failures ??= []).Add(ex);
+        }
+
+        foreach (var (watched, servers) in _cycle)
+        {
+            try
+            {
+                watched.Sample(servers, now, pingInterval, statusInterval, quietPace, settings.ProbeTimeout, pipeline, stopping);
+            }
+#pragma warning disable CA1031 // as above
+            catch (Exception ex)
+#pragma warning restore CA1031
+            {
+                (failures ??= []).Add(ex);
+            }
+        }
+
+        _cycle.Clear(); // holds no multiplexer between cycles
+        if (failures is not null)
+        {
+            throw new AggregateException("sampling a watched multiplexer failed", failures);
         }
     }
 

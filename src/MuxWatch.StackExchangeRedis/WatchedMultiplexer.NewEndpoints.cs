@@ -12,21 +12,21 @@ internal sealed partial class WatchedMultiplexer
     /// </summary>
     internal static void MakeNewEndpointsSeries(IReadOnlyList<(WatchedMultiplexer Watched, IServer[] Servers)> cycle)
     {
-        var fresh = new List<(WatchedMultiplexer Watched, string Endpoint)>();
-        var seen = new HashSet<(WatchedMultiplexer, string)>();
+        List<(WatchedMultiplexer Watched, string Endpoint)>? fresh = null;
         foreach (var (watched, servers) in cycle)
         {
             foreach (var server in servers)
             {
+                // A multiplexer's servers are distinct; were one listed twice, its series would be looked up, not made twice.
                 var endpoint = EndpointText.Of(server.EndPoint);
-                if (!watched._disposed && !watched._endpoints.ContainsKey(endpoint) && seen.Add((watched, endpoint)))
+                if (!watched._disposed && !watched._endpoints.ContainsKey(endpoint))
                 {
-                    fresh.Add((watched, endpoint));
+                    (fresh ??= []).Add((watched, endpoint));
                 }
             }
         }
 
-        if (fresh.Count < 2)
+        if (fresh is not { Count: > 1 })
         {
             return;
         }

@@ -1,9 +1,9 @@
-using StackExchange.Redis;
 using Microsoft.Extensions.Options;
 using MuxWatch.Configuration;
 using MuxWatch.Pipeline;
 using MuxWatch.Sources;
 using MuxWatch.State;
+using StackExchange.Redis;
 
 namespace MuxWatch.StackExchangeRedis;
 

@@ -149,22 +149,6 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     }
 
     /// <summary>
-    /// One cycle: resolve if needed (in the background), then sample counters and status, and start the
-    /// PINGs that are due (every <paramref name="pingInterval"/>; none when null); a PING's timeout goes to
-    /// <paramref name="pipeline"/>. The client's status text is read at <paramref name="statusInterval"/> while
-    /// commands are outstanding (<see cref="ClientStatusSampler"/>): the PINGs' own cadence, not the quiet one.
-    /// <paramref name="quietPace"/>: the PINGs come at the quiet process's slower pace (<see cref="Configuration.MuxWatchOptions.PingQuietMultiple"/>),
-    /// so a cycle without one counts a connected endpoint with nothing outstanding as answered (below).
-    /// </summary>
-    public void Sample(DateTimeOffset now, TimeSpan? pingInterval, TimeSpan? statusInterval, bool quietPace, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
-    {
-        if (BeginCycle(now) is { } servers)
-        {
-            Sample(servers, now, pingInterval, statusInterval, quietPace, probeTimeout, pipeline, stopping);
-        }
-    }
-
-    /// <summary>
     /// A cycle's first half: resolves in the background if needed, lets go of a multiplexer disposed under it, and
     /// otherwise returns the servers to sample this cycle (null when there are none to sample).
     /// </summary>
@@ -191,7 +175,15 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
         return Servers(multiplexer);
     }
 
-    /// <summary>A cycle's second half: samples <paramref name="servers"/> (from <see cref="BeginCycle"/>) as <see cref="Sample(DateTimeOffset, TimeSpan?, TimeSpan?, bool, TimeSpan, TimeoutPipeline, CancellationToken)"/> says.</summary>
+    /// <summary>
+    /// A cycle's second half (<see cref="BeginCycle"/> the first, which resolves if needed, in the background, and
+    /// returns <paramref name="servers"/>): samples counters and status, and starts the
+    /// PINGs that are due (every <paramref name="pingInterval"/>; none when null); a PING's timeout goes to
+    /// <paramref name="pipeline"/>. The client's status text is read at <paramref name="statusInterval"/> while
+    /// commands are outstanding (<see cref="ClientStatusSampler"/>): the PINGs' own cadence, not the quiet one.
+    /// <paramref name="quietPace"/>: the PINGs come at the quiet process's slower pace (<see cref="Configuration.MuxWatchOptions.PingQuietMultiple"/>),
+    /// so a cycle without one counts a connected endpoint with nothing outstanding as answered (below).
+    /// </summary>
     internal void Sample(IServer[] servers, DateTimeOffset now, TimeSpan? pingInterval, TimeSpan? statusInterval, bool quietPace, TimeSpan probeTimeout, TimeoutPipeline pipeline, CancellationToken stopping)
     {
         if (_disposed || Multiplexer is not { } multiplexer)

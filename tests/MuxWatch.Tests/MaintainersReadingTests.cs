@@ -73,6 +73,49 @@ public sealed class MaintainersReadingTests
     }
 
     [Fact]
+    public void A_write_timeout_without_v_but_with_phys_is_dated_to_the_versions_with_the_write_lock_stall()
+    {
+        // 2.0.571's write timeout (the shape of issue #1105's): no v:, but phys: is printed only by 2.0.571 and 2.0.588.
+        const string WriteTimeout = "The timeout was reached before the message could be written to the output buffer, and it was not sent, timeout: 1000, phys: Idle, outbound: 12KiB, inbound: 3KiB, inst: 40, qu: 12, qs: 0, in: 0, serverEndpoint: 10.0.0.9:6379, mgr: 10 of 10 available, clientName: web-3, IOCP: (Busy=0,Free=1000,Min=8,Max=1000), WORKER: (Busy=2,Free=32765,Min=8,Max=32767), ";
+
+        var dated = Diagnose(WriteTimeout);
+        var undated = Diagnose(WriteTimeout.Replace("phys: Idle, ", string.Empty, StringComparison.Ordinal));
+        var answered = Diagnose(WriteTimeout.Replace("qs: 0", "qs: 4", StringComparison.Ordinal));
+
+        // The defect and a real write queue are both strong: the defect is named, the confidence says the evidence is shared.
+        Assert.Equal((TimeoutCause.ClientDefect, DiagnosisConfidence.Medium), (dated.Cause, dated.Confidence));
+        Assert.Contains(TimeoutCause.WriteBacklog, dated.Causes);
+        Assert.StartsWith("client-defect: no v:, but phys: is printed only by 2.0.571 and 2.0.588", dated.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.Equal(TimeoutCause.WriteBacklog, undated.Cause);
+        Assert.DoesNotContain(TimeoutCause.ClientDefect, answered.Causes); // replies awaited: the symptom is not there
+    }
+
+    [Fact]
+    public void Every_call_synchronous_with_the_pool_at_half_its_minimum_is_the_pool_and_a_mixed_app_is_not()
+    {
+        var synchronous = Diagnose(Message("Busy=31,Free=32736,Min=50,Max=32767", "sync-ops: 128019, async-ops: 0"));
+        var mixed = Diagnose(Message("Busy=31,Free=32736,Min=50,Max=32767", "sync-ops: 128019, async-ops: 90000"));
+        var quietPool = Diagnose(Message("Busy=12,Free=32755,Min=50,Max=32767", "sync-ops: 128019, async-ops: 0"));
+
+        Assert.Equal((TimeoutCause.ThreadPoolStarvation, EvidenceWeight.Clear), (synchronous.Cause, synchronous.WeightOf(TimeoutCause.ThreadPoolStarvation)));
+        Assert.Contains("with every call synchronous (sync-ops 128019, async-ops 0)", synchronous.EvidenceLines[0], StringComparison.Ordinal);
+        Assert.DoesNotContain(TimeoutCause.ThreadPoolStarvation, mixed.Causes);
+        Assert.DoesNotContain(TimeoutCause.ThreadPoolStarvation, quietPool.Causes);
+    }
+
+    [Fact]
+    public void A_replys_size_alone_is_clear_and_strong_beside_bytes_moved_while_waiting_or_when_it_takes_seconds()
+    {
+        var sizeAlone = Diagnose(Message("Busy=2,Free=32765,Min=8,Max=32767", "sync-ops: 10, async-ops: 9000", "in: 0, cur-in: 2227321, qu: 0"));
+        var socketFull = Diagnose(Message("Busy=2,Free=32765,Min=8,Max=32767", "sync-ops: 10, async-ops: 9000", "in: 65536, cur-in: 2227321, qu: 0"));
+        var hundredMegabytes = Diagnose(Message("Busy=2,Free=32765,Min=8,Max=32767", "sync-ops: 10, async-ops: 9000", "in: 0, cur-in: 104857600, qu: 0"));
+
+        Assert.Equal((TimeoutCause.LargePayload, EvidenceWeight.Clear, DiagnosisConfidence.Medium), (sizeAlone.Cause, sizeAlone.WeightOf(TimeoutCause.LargePayload), sizeAlone.Confidence));
+        Assert.Equal(EvidenceWeight.Strong, socketFull.WeightOf(TimeoutCause.LargePayload));
+        Assert.Equal(EvidenceWeight.Strong, hundredMegabytes.WeightOf(TimeoutCause.LargePayload));
+    }
+
+    [Fact]
     public void A_message_with_only_the_command_and_its_times_is_server_or_network_held_weakly()
     {
         var diagnosis = Diagnose("Timeout awaiting response (outbound=0KiB, inbound=0KiB, 5210ms elapsed, timeout is 5000ms), command=HGET");

@@ -30,6 +30,7 @@ public static class FieldGlossary
         ["WORKER"] = "worker threads: Busy = Max - Available",
         ["POOL"] = "thread pool: threads, queued and completed items",
         ["v"] = "client version",
+        ["phys"] = "2.0.571 and 2.0.588 only (write timeouts): the physical connection's state, which dates the message when it carries no v:",
         ["outbound"] = "KiB sent on the connection while the request waited",
         ["inbound"] = "KiB received on the connection while the request waited",
         ["elapsed"] = "ms the request had waited when noticed",

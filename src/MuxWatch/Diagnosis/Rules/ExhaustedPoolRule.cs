@@ -1,3 +1,4 @@
+using MuxWatch.Model;
 using static MuxWatch.Diagnosis.Rules.Figures;
 
 namespace MuxWatch.Diagnosis.Rules;
@@ -32,6 +33,17 @@ internal sealed class ExhaustedPoolRule : IDiagnosisRule
                 : string.Empty;
             Starvation.Add(found, strong: syncShare is not < 0.5, input.PoolBeforeWait,
                 $"WORKER Busy={Format(busy)}{minimum}: a hundred or more worker threads busy is thread exhaustion whatever the minimum{callers} (the maintainers' reading, issues #2236, #2540)",
+                "WORKER", "sync-ops", "async-ops");
+        }
+        else if (busy >= Thresholds.LoadedWorkerThreads && (min is null || busy * 2 >= min) && sync >= Thresholds.SynchronousOnlyOperations && syncShare >= Thresholds.SynchronousOnlyShare)
+        {
+            // Fewer than a hundred, but every call synchronous and the pool at half its minimum or more: each caller
+            // holds a thread for its whole round trip, so a reply that takes a moment turns into busy threads. The
+            // maintainer's reading of Busy=31 against Min=50 with sync-ops 128019, async-ops 0 (issue #2339): "an
+            // overload on the thread pool ... it's all sync calls". Clear, not strong: below its minimum the pool
+            // still hands out threads at once, so it is the likeliest reading, not a proven one.
+            found.Add(TimeoutCause.ThreadPoolStarvation, EvidenceWeight.Clear,
+                $"WORKER Busy={Format(busy)}{minimum} with every call synchronous (sync-ops {Format(sync!.Value)}, async-ops {Format(async!.Value)}): each caller holds a pool thread while it waits, the pool is loaded by them (the maintainer's reading, issue #2339)",
                 "WORKER", "sync-ops", "async-ops");
         }
     }

@@ -17,17 +17,24 @@ internal sealed class PayloadRule : IDiagnosisRule
             }
         }
 
+        var inBytes = report.Number("in") ?? 0;
+        var movedWhileWaiting = report.Number("outbound") >= Thresholds.LargeTransferKiB || report.Number("inbound") >= Thresholds.LargeTransferKiB || inBytes >= Thresholds.FullSocketBytes;
         string? largeReply = null;
         foreach (var name in (string[])["last-in", "cur-in", "in-pipe", "out-pipe"])
         {
             if (report.Number(name) is { } bytes && bytes >= Thresholds.LargeReplyBytes)
             {
-                found.Add(TimeoutCause.LargePayload, EvidenceWeight.Strong, $"{name}={Format(bytes)} bytes (>= {Format(Thresholds.LargeReplyBytes)})", name);
+                // A pipe's bytes are waiting to be read or sent; a reply's size (last-in, cur-in) says only that it was
+                // large: short of tens of MB, moving it is milliseconds, so alone it does not show where the wait went.
+                var sizeOnly = name is "last-in" or "cur-in" && !movedWhileWaiting && bytes < Thresholds.SecondsLongReplyBytes;
+                found.Add(TimeoutCause.LargePayload, sizeOnly ? EvidenceWeight.Clear : EvidenceWeight.Strong,
+                    sizeOnly ? $"{name}={Format(bytes)} bytes (>= {Format(Thresholds.LargeReplyBytes)}): a large reply, but with nothing moved while the request waited its size alone is milliseconds of transfer (clear, not strong)"
+                        : $"{name}={Format(bytes)} bytes (>= {Format(Thresholds.LargeReplyBytes)})",
+                    name);
                 largeReply ??= name is "out-pipe" ? null : name;
             }
         }
 
-        var inBytes = report.Number("in") ?? 0;
         if (inBytes >= Thresholds.FullSocketBytes && largeReply is not null)
         {
             // The reader already holds a huge reply (in its pipe, or the one it is reading): the socket fills

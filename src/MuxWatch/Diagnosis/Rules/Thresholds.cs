@@ -60,6 +60,20 @@ internal static class Thresholds
     /// <summary>Worker threads busy from which the pool counts as exhausted whatever its minimum (ExhaustedPoolRule): "a hundred or so".</summary>
     public const int ExhaustedWorkerThreads = 100;
 
+    /// <summary>Lifetime synchronous operations (<c>sync-ops</c>) from which an app counts as calling synchronously at all (not one start-up call).</summary>
+    public const double SynchronousOnlyOperations = 1000;
+
+    /// <summary>The share of synchronous calls (<c>sync-ops</c> of both) from which every call counts as synchronous (issue #2339: 128019 and 0).</summary>
+    public const double SynchronousOnlyShare = 0.99;
+
+    /// <summary>
+    /// Bytes of one reply (<c>cur-in</c>, <c>last-in</c>) from which its size alone shows the wait went on moving it:
+    /// 64 MiB is half a second on a gigabit link. A smaller reply is milliseconds on a LAN, so its size alone is clear
+    /// evidence, strong only beside bytes moved while the request waited (<c>inbound</c>, <c>outbound</c>) or a full
+    /// socket: a 2.2 MB <c>cur-in</c> alone beside a pool loaded by synchronous callers was the pool (issue #2339).
+    /// </summary>
+    public const double SecondsLongReplyBytes = 64 * 1024 * 1024;
+
     /// <summary>A pool minimum from which it counts as raised by the app (the default is the core count).</summary>
     public const int RaisedMinimumThreads = 100;
 

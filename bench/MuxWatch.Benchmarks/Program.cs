@@ -15,7 +15,13 @@ using MuxWatch.Benchmarks;
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- capture-cost      (one stack capture of the pool: time, CPU, memory, the app's requests meanwhile; --idle: alone)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- fork-projection   (the next fork's projection against the real fork, as the dataset grows)
 // dotnet run -c Release --project bench/MuxWatch.Benchmarks -- prometheus-floor scrape.txt  (prometheus-net alone serving a saved scrape's series)
+// dotnet run -c Release --project bench/MuxWatch.Benchmarks -- confidence        (each confidence word's share right, tuning and held-out parts of the corpus)
 // Smoke runs (what the test command does): --filter '*' --job dry --inProcess; hook-overhead --rounds 3 --throws 100
+if (args.Length > 0 && args[0] == "confidence")
+{
+    return ConfidenceCalibration.Run(args[1..]);
+}
+
 if (args.Length > 0 && args[0] == "hook-overhead")
 {
     return HookOverhead.Run(args[1..]);

@@ -33,6 +33,19 @@ public sealed class BenchmarkSmokeTests
     }
 
     [Fact]
+    public async Task The_confidence_run_prints_each_words_share_on_both_parts_of_the_corpus()
+    {
+        var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "confidence");
+
+        var (exitCode, output, error) = await BuiltProgram.RunAsync(info);
+
+        Assert.True(exitCode == 0, $"exit {exitCode}: {error}\n{output}");
+        Assert.Contains("tuning part (the rules were written from it): ", output, StringComparison.Ordinal);
+        Assert.Contains("held-out part (gathered after the rules, read by the code unchanged): ", output, StringComparison.Ordinal);
+        Assert.Equal(3, System.Text.RegularExpressions.Regex.Count(output, @"^  high +\d+ of +\d+ right \(\d+%; 95% lower bound \d+%\)$", System.Text.RegularExpressions.RegexOptions.Multiline));
+    }
+
+    [Fact]
     public async Task The_interleaved_hook_overhead_run_prints_its_ratios()
     {
         var info = BuiltProgram.StartInfo("MuxWatch.Benchmarks", "hook-overhead", "--rounds", "3", "--throws", "100");

@@ -30,6 +30,19 @@ public sealed class ConfidenceCalibrationTests(ITestOutputHelper output)
             .ToDictionary(g => g.Key, g => (g.Count(), g.Count(r => r.Diagnosis.Cause.ToName() == r.Thread)));
 
     [Fact]
+    public void No_message_is_in_both_parts()
+    {
+        // A message the rules were written from cannot measure them: the same thread in both parts would count a tuned answer as held out.
+        static IEnumerable<string> Sources(string file)
+        {
+            using var document = JsonDocument.Parse(File.ReadAllText(Path.Combine(AppContext.BaseDirectory, "Corpus", file)));
+            return [.. document.RootElement.EnumerateArray().Select(r => r.GetProperty("source").GetString()!)];
+        }
+
+        Assert.Empty(Sources("held-out-reports.json").Intersect(Sources("public-reports.json")));
+    }
+
+    [Fact]
     public void High_is_right_on_messages_the_rules_were_not_written_from_as_often_as_measured_and_the_words_are_ordered()
     {
         var tuning = Part("public-reports.json");
@@ -50,18 +63,17 @@ public sealed class ConfidenceCalibrationTests(ITestOutputHelper output)
             output.WriteLine($"held-out miss {id}: the thread says {thread}, MuxWatch {diagnosis.Cause.ToName()} ({diagnosis.Confidence})");
         }
 
-        // The goal (issue 50) is "high" right 97 times in 100 on held-out messages. Measured on the first held-out
-        // round: 11 of 12 after this round's changes (9 of 13 before them); with the tuning part, 27 of 28. The second
-        // round (six messages, 2026-11-29, no rule changed): 15 of 16 held-out, 31 of 32 over both; the third (five,
-        // no rule changed): 16 of 17 held-out, 32 of 33 over both; the fourth (one): 17 of 18, 33 of 34; the fifth (two,
-        // 2026-11-30, no rule changed; #2339 a `high` miss: a 2.2 MB reply being read where the maintainer read a pool
-        // overloaded by synchronous calls): 18 of 20 held-out, 34 of 36 over both. The floors hold that figure: they
-        // fail when a change makes "high" wrong more often than measured.
+        // The goal (issue 50) is "high" right 97 times in 100 on held-out messages. Measured round by round (docs/diagnosis.md):
+        // the fifth round left 18 of 20 held-out (#1105 and #2339 wrong); they moved to the tuning part with the rules they
+        // made (a write timeout dated by phys:, every call synchronous, a reply's size alone), and the sixth round's messages,
+        // gathered after those rules, were read by the code unchanged: 19 of 19 held-out, 35 of 35 over both parts. The floors
+        // are the goal itself: one wrong "high" among the held-out messages fails this test, and the next round must then move
+        // the message that made a rule change to the tuning part, as above.
         var all = ByWord(tuning.Concat(heldOut));
         var high = all.GetValueOrDefault(DiagnosisConfidence.High);
-        Assert.True(high.Right >= 0.94 * high.Said, $"high right {high.Right} of {high.Said}");
+        Assert.True(high.Right >= 0.97 * high.Said, $"high right {high.Right} of {high.Said}");
         var heldOutHigh = ByWord(heldOut).GetValueOrDefault(DiagnosisConfidence.High);
-        Assert.True(heldOutHigh.Right >= 0.9 * heldOutHigh.Said, $"held-out: high right {heldOutHigh.Right} of {heldOutHigh.Said}");
+        Assert.True(heldOutHigh.Right >= 0.97 * heldOutHigh.Said, $"held-out: high right {heldOutHigh.Right} of {heldOutHigh.Said}");
 
         // The words are ordered: what "high" says is right at least as often as what "medium" says, and "medium" as "low".
         double Share(DiagnosisConfidence word) => all.GetValueOrDefault(word) is { Said: > 0 } figures ? (double)figures.Right / figures.Said : 1;

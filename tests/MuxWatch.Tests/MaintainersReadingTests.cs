@@ -116,6 +116,18 @@ public sealed class MaintainersReadingTests
     }
 
     [Fact]
+    public void A_lone_answer_below_strong_names_what_the_message_cannot_rule_out()
+    {
+        // 1.0's shape (issue #110's): qs=2 and nothing else; the maintainer read a large page being written ahead.
+        var bare = Diagnose("Timeout performing PSETEX page:home, inst: 1, mgr: ExecuteSelect, queue: 2, qu=0, qs=2, qc=0, wr=1/1, in=0/0");
+        var withFigures = Diagnose(Message("Busy=2,Free=32765,Min=8,Max=32767", "sync-ops: 10, async-ops: 9000"));
+
+        Assert.Equal((TimeoutCause.ServerStall, DiagnosisConfidence.Medium), (bare.Cause, bare.Confidence));
+        Assert.Contains(bare.EvidenceLines, line => line.Contains("cannot rule out thread-pool-starvation (no WORKER or IOCP figures) or large-payload (no size of what was sent or received", StringComparison.Ordinal));
+        Assert.DoesNotContain(withFigures.EvidenceLines, line => line.Contains("cannot rule out", StringComparison.Ordinal)); // the pool and the sizes are in it
+    }
+
+    [Fact]
     public void A_message_with_only_the_command_and_its_times_is_server_or_network_held_weakly()
     {
         var diagnosis = Diagnose("Timeout awaiting response (outbound=0KiB, inbound=0KiB, 5210ms elapsed, timeout is 5000ms), command=HGET");

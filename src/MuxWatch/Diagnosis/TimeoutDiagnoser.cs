@@ -112,7 +112,7 @@ internal static class TimeoutDiagnoser
 
         var primary = causes[0];
         var evidence = causes.SelectMany(found.EvidenceOf).ToList();
-        if (Why(primary, causes, found) is { } why)
+        if ((Why(primary, causes, found) ?? NotRuledOut(primary, causes, found, report)) is { } why)
         {
             evidence.Add(Evidence.Why(why));
         }
@@ -153,6 +153,33 @@ internal static class TimeoutDiagnoser
             EvidenceWeight.Clear => tied ? DiagnosisConfidence.Low : DiagnosisConfidence.Medium,
             _ => tied ? DiagnosisConfidence.Medium : DiagnosisConfidence.High,
         };
+    }
+
+    /// <summary>
+    /// For a lone cause held below strong (medium or low), the readings the message cannot rule out because it lacks the
+    /// fields that decide them: a medium answer names its alternative even when no rival sign is present. A 1.0 message
+    /// with only <c>qs=2</c> reads as the server, where the maintainer read a 50 KB page being written ahead (issue #110).
+    /// </summary>
+    private static string? NotRuledOut(TimeoutCause primary, List<TimeoutCause> causes, Findings found, RedisErrorReport report)
+    {
+        if (causes.Count != 1 || found.WeightOf(primary) >= EvidenceWeight.Strong)
+        {
+            return null;
+        }
+
+        var open = new List<string>();
+        if (primary != TimeoutCause.ThreadPoolStarvation && report.Field("WORKER") is null && report.Field("IOCP") is null)
+        {
+            open.Add("thread-pool-starvation (no WORKER or IOCP figures)");
+        }
+
+        if (primary != TimeoutCause.LargePayload && ((string[])["outbound", "inbound", "cur-in", "last-in", "in-pipe", "out-pipe"]).All(name => report.Field(name) is null))
+        {
+            open.Add("large-payload (no size of what was sent or received: outbound, inbound, cur-in)");
+        }
+
+        return open.Count == 0 ? null
+            : $"{primary.ToName()} is the one reading these fields support, not a conclusive one: they cannot rule out {string.Join(" or ", open)}";
     }
 
     /// <summary>One line on why the primary cause won over the others present, when there are others.</summary>

@@ -1,8 +1,8 @@
 using System.Globalization;
-using System.Text.Json;
 using MuxWatch.Diagnosis;
 using MuxWatch.Model;
 using MuxWatch.Reading;
+using MuxWatch.Testing;
 
 namespace MuxWatch.Benchmarks;
 
@@ -32,14 +32,8 @@ internal static class ConfidenceCalibration
         return 0;
     }
 
-    private static List<(string Id, string Thread, TimeoutDiagnosis Diagnosis)> Read(string path)
-    {
-        using var document = JsonDocument.Parse(File.ReadAllText(path));
-        return [.. document.RootElement.EnumerateArray()
-            .Where(row => row.GetProperty("thread").ValueKind == JsonValueKind.String)
-            .Select(row => (row.GetProperty("id").GetString()!, row.GetProperty("thread").GetString()!,
-                TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(row.GetProperty("message").GetString()))))];
-    }
+    private static List<(string Id, string Thread, TimeoutDiagnosis Diagnosis)> Read(string path) =>
+        [.. ConcludedReports.Read(path).Select(r => (r.Id, r.Thread, TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(r.Message))))];
 
     private static void Print(string title, List<(string Id, string Thread, TimeoutDiagnosis Diagnosis)> rows)
     {
@@ -54,7 +48,10 @@ internal static class ConfidenceCalibration
         }
     }
 
-    /// <summary>The lower end of the Wilson score interval at 95% (z = 1.96): what a share measured on few answers shows at least.</summary>
+    /// <summary>
+    /// The lower end of the Wilson score interval at 95% (z = 1.96): what a share measured on few answers shows at least.
+    /// Written here: one formula, and no statistics package is among the project's dependencies for a benchmark to print it.
+    /// </summary>
     internal static double WilsonLowerBound(int right, int said)
     {
         const double Z = 1.96;

@@ -1,5 +1,5 @@
 using System.Globalization;
-using System.Text.Json;
+using MuxWatch.Testing;
 using Xunit.Abstractions;
 
 namespace MuxWatch.Tests;
@@ -14,15 +14,9 @@ namespace MuxWatch.Tests;
 /// </summary>
 public sealed class ConfidenceCalibrationTests(ITestOutputHelper output)
 {
-    private static List<(string Id, string Thread, TimeoutDiagnosis Diagnosis)> Part(string file)
-    {
-        var path = Path.Combine(AppContext.BaseDirectory, "Corpus", file);
-        using var document = JsonDocument.Parse(File.ReadAllText(path));
-        return [.. document.RootElement.EnumerateArray()
-            .Where(r => r.GetProperty("thread").ValueKind == JsonValueKind.String)
-            .Select(r => (r.GetProperty("id").GetString()!, r.GetProperty("thread").GetString()!,
-                TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(r.GetProperty("message").GetString()))))];
-    }
+    private static List<(string Id, string Thread, TimeoutDiagnosis Diagnosis)> Part(string file) =>
+        [.. ConcludedReports.Read(Path.Combine(AppContext.BaseDirectory, "Corpus", file))
+            .Select(r => (r.Id, r.Thread, TimeoutDiagnoser.Diagnose(TimeoutMessageReader.Read(r.Message))))];
 
     /// <summary>Per confidence word: how many answers, how many agreed with the thread.</summary>
     internal static IReadOnlyDictionary<DiagnosisConfidence, (int Said, int Right)> ByWord(IEnumerable<(string Id, string Thread, TimeoutDiagnosis Diagnosis)> rows) =>
@@ -33,11 +27,8 @@ public sealed class ConfidenceCalibrationTests(ITestOutputHelper output)
     public void No_message_is_in_both_parts()
     {
         // A message the rules were written from cannot measure them: the same thread in both parts would count a tuned answer as held out.
-        static IEnumerable<string> Sources(string file)
-        {
-            using var document = JsonDocument.Parse(File.ReadAllText(Path.Combine(AppContext.BaseDirectory, "Corpus", file)));
-            return [.. document.RootElement.EnumerateArray().Select(r => r.GetProperty("source").GetString()!)];
-        }
+        static IEnumerable<string> Sources(string file) =>
+            ConcludedReports.Read(Path.Combine(AppContext.BaseDirectory, "Corpus", file)).Select(r => r.Source);
 
         Assert.Empty(Sources("held-out-reports.json").Intersect(Sources("public-reports.json")));
     }

@@ -1,3 +1,5 @@
+using System.Text.Json;
+
 /// <summary>
 /// The failures the app's calls caught, each exception object once. The client may hand one connection failure to every
 /// call waiting on the connection (2.6.90 fails all its outstanding requests with one <c>RedisConnectionException</c>:
@@ -20,12 +22,33 @@ internal sealed class Failures
         }
     }
 
-    /// <summary>Notes a failure a call caught (the same object caught by another call counts once).</summary>
-    public void Note(Exception failure)
+    private readonly List<(DateTimeOffset Began, string Message)> _calls = [];
+
+    /// <summary>
+    /// Notes a failure a call caught (the same object caught by another call counts once), and when that call began, if
+    /// given: the wait as the app itself measured it, which a test holds against what it knows happened (a collection).
+    /// </summary>
+    public void Note(Exception failure, DateTimeOffset? began = null)
+    {
+        ArgumentNullException.ThrowIfNull(failure);
+        lock (_seen)
+        {
+            if (_seen.Add(failure) && began is { } start)
+            {
+                _calls.Add((start, failure.Message));
+            }
+        }
+    }
+
+    /// <summary>Prints each noted call's start and message, one <c>call: </c> line each, as JSON.</summary>
+    public void PrintCalls()
     {
         lock (_seen)
         {
-            _seen.Add(failure);
+            foreach (var (began, message) in _calls)
+            {
+                Console.WriteLine("call: " + JsonSerializer.Serialize(new { began, message }));
+            }
         }
     }
 }

@@ -29,12 +29,37 @@ public sealed class AppSideDiagnosisLiveTests : IAsyncLifetime
         Assert.True(exitCode == 0, $"the app's timeouts were not all recorded and settled (exit {exitCode}): {error}\n{output}");
         var run = StallRun.Parse(output);
 
-        Assert.All(run.Timeouts, t =>
+        // Which waits a collection paused, from what the app measured: each collection's span, and each failed call's
+        // start (a sync timeout's message gives its timeout, not when the call began; a late catch would move the wait).
+        // Timeouts the app did not throw (MuxWatch's probe of its multiplexer, a write timeout 2.x raises inside itself)
+        // wait from when MuxWatch says they did.
+        var lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        var collections = lines.Where(line => line.StartsWith("collection: ", StringComparison.Ordinal))
+            .Select(line => line["collection: ".Length..].Split(' ').Select(at => DateTimeOffset.Parse(at, System.Globalization.CultureInfo.InvariantCulture)).ToArray())
+            .Select(span => (Start: span[0], End: span[1])).ToList();
+        var calls = lines.Where(line => line.StartsWith("call: ", StringComparison.Ordinal))
+            .Select(line => JsonDocument.Parse(line["call: ".Length..]).RootElement)
+            .ToLookup(call => call.GetProperty("message").GetString()!, call => call.GetProperty("began").GetDateTimeOffset());
+        DateTimeOffset Began(JsonElement t) => calls[t.GetProperty("message").GetString()!].Cast<DateTimeOffset?>().FirstOrDefault()
+            ?? (t.TryGetProperty("waitingSince", out var since) ? since : t.GetProperty("time")).GetDateTimeOffset();
+        bool Within(JsonElement t, TimeSpan after) => collections.Any(c => c.Start <= t.GetProperty("time").GetDateTimeOffset() && c.End + after >= Began(t));
+        string Told(JsonElement t) => $"began {Began(t):HH:mm:ss.fff}; collections {string.Join(", ", collections.Select(c => $"{c.Start:HH:mm:ss.fff}-{c.End:HH:mm:ss.fff}"))}; {t}";
+
+        // Every timeout a collection paused is gc-pause, said first. One that began after the collections had ended and
+        // failed on its own (on a loaded machine: seen once in CI, 1 of 12 on 2.6.90, a reply left unread 500 ms while
+        // MuxWatch's witness was answered) is not blamed on a pause outside its wait. In between, a call that began within
+        // the slack the wait rule allows (InTheWait.Slack, a second) after a collection ended meets the burst of replies
+        // the pause held back: either answer is a fair reading there, and neither is asserted.
+        var paused = run.Timeouts.Where(t => Within(t, TimeSpan.Zero)).ToList();
+        Assert.NotEmpty(paused);
+        Assert.All(paused, t =>
         {
-            Assert.True(t.GetProperty("cause").GetString() == "gc-pause", t.ToString());
+            Assert.True(t.GetProperty("cause").GetString() == "gc-pause", Told(t));
             Assert.StartsWith("gc-pause: blocking garbage collections paused every thread of this process for ", Lines(t)[0], StringComparison.Ordinal);
         });
-        run.AssertCountedUnder("gc-pause", exactly: true, atLeast: 1);
+        Assert.All(run.Timeouts.Where(t => !Within(t, TimeSpan.FromSeconds(1))), t => Assert.True(t.GetProperty("cause").GetString() != "gc-pause", Told(t)));
+        run.AssertCountedUnder("gc-pause", exactly: true, atLeast: 1, raisedInside: 0,
+            underCause: run.Timeouts.Count(t => t.GetProperty("source").GetString() == "first-chance" && t.GetProperty("cause").GetString() == "gc-pause"));
     }
 
     [Fact]

@@ -46,8 +46,9 @@ public sealed class AppSideDiagnosisLiveTests : IAsyncLifetime
         string Told(JsonElement t) => $"began {Began(t):HH:mm:ss.fff}; collections {string.Join(", ", collections.Select(c => $"{c.Start:HH:mm:ss.fff}-{c.End:HH:mm:ss.fff}"))}; {t}";
 
         // Every timeout a collection paused is gc-pause, said first. One that began after the collections had ended and
-        // failed on its own (on a loaded machine: seen once in CI, 1 of 12 on 2.6.90, a reply left unread 500 ms while
-        // MuxWatch's witness was answered) is not blamed on a pause outside its wait. In between, a call that began within
+        // failed on its own is not blamed on a pause outside its wait (seen once in CI, 1 of 12 on 2.6.90: a sync GET whose
+        // 500 ms held no pause while MuxWatch's witness was answered three times, its reply unread; named
+        // client-input-backlog, which this test then failed on for want of the call's own start). In between, a call that began within
         // the slack the wait rule allows (InTheWait.Slack, a second) after a collection ended meets the burst of replies
         // the pause held back: either answer is a fair reading there, and neither is asserted.
         var paused = run.Timeouts.Where(t => Within(t, TimeSpan.Zero)).ToList();

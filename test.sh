@@ -174,13 +174,14 @@ if [ "$failed" -gt 0 ]; then
     | sed -n 's/.*testName="\([^"]*\)".*/    \1/p' >&2 || true
 fi
 if [ "$failed" -gt 0 ]; then
-  # Each failure's message (its first lines), so that a CI log cut at its tail still says why each test failed.
+  # Each failure's message (its first lines, 1,200 characters of each: enough for a live test's timeout and its evidence
+  # lines, which are what says why it failed), so that a CI log cut at its tail still says why each test failed.
   log "why they failed:"
   awk '
     /<UnitTestResult / { failing = ($0 ~ /outcome="Failed"/); if (failing) { name = $0; sub(/.*testName="/, "", name); sub(/".*/, "", name); print "  -- " name } }
     failing && /<Message>/ { inmsg = 1; shown = 0; sub(/.*<Message>/, "") }
     failing && inmsg { line = $0; done = sub(/<\/Message>.*/, "", line); gsub(/&quot;/, "\"", line); gsub(/&lt;/, "<", line); gsub(/&gt;/, ">", line); gsub(/&amp;/, "\\&", line);
-      if (shown < 6) { print "     " substr(line, 1, 300); shown++ } if (done) { inmsg = 0; failing = 0 } }
+      if (shown < 6) { print "     " substr(line, 1, 1200); shown++ } if (done) { inmsg = 0; failing = 0 } }
   ' "$results"/*.trx >&2 || true
 fi
 for trx in "${aborted_runs[@]}"; do

@@ -9,6 +9,7 @@ using System.Text.Json;
 internal sealed class Failures
 {
     private readonly HashSet<Exception> _seen = new(ReferenceEqualityComparer.Instance);
+    private readonly List<(DateTimeOffset Began, string Message)> _calls = [];
 
     /// <summary>The distinct failures caught so far.</summary>
     public int Count
@@ -21,8 +22,6 @@ internal sealed class Failures
             }
         }
     }
-
-    private readonly List<(DateTimeOffset Began, string Message)> _calls = [];
 
     /// <summary>
     /// Notes a failure a call caught (the same object caught by another call counts once), and when that call began, if

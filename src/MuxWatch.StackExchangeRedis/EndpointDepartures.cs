@@ -6,8 +6,8 @@ namespace MuxWatch.StackExchangeRedis;
 
 /// <summary>
 /// The servers a watched multiplexer no longer probes: a node that left its cluster (no other node lists it; the
-/// client still holds it) and a server the client no longer lists at all (it re-read its cluster). Their series go
-/// when they go, and again every <see cref="SweepInterval"/>: while the client holds a node that left, since a PING's
+/// client may still hold it) and a server the client has not listed for <see cref="MissingEndpoints.Grace"/> (it
+/// re-read its cluster). Their series go when they go, and again every <see cref="SweepInterval"/>: while the client holds a node that left, since a PING's
 /// failure or a connection event for it can write a series back (seen in CI: a removed node's zero-initialized timeout
 /// counters lingered), and for <see cref="SweepAfterDropped"/> after the client let go of one (what was in flight).
 /// </summary>
@@ -18,30 +18,41 @@ internal sealed partial class EndpointDepartures(string multiplexer, Multiplexer
     internal static readonly TimeSpan SweepAfterDropped = TimeSpan.FromMinutes(1);
 
     private readonly Dictionary<string, (DateTimeOffset Went, DateTimeOffset Swept)> _gone = new(StringComparer.OrdinalIgnoreCase);
+    private readonly MissingEndpoints _missing = new();
     private readonly Lock _gate = new();
 
     /// <summary>
     /// Follows one selection: <paramref name="watched"/> (the endpoints sampled so far) loses those not in
-    /// <paramref name="selected"/>, and their series go; <paramref name="left"/> names the nodes that left their cluster.
+    /// <paramref name="selected"/>, and their series go (after <see cref="MissingEndpoints"/>' grace); <paramref name="left"/> names
+    /// the nodes that left their cluster, <paramref name="unheld"/> the cluster's members the client does not hold.
     /// </summary>
-    public void Follow(IServer[] selected, IReadOnlyCollection<string> left, ConcurrentDictionary<string, WatchedEndpoint> watched)
+    public void Follow(IServer[] selected, IReadOnlyCollection<string> left, IReadOnlyCollection<string> unheld, ConcurrentDictionary<string, WatchedEndpoint> watched)
     {
         lock (_gate)
         {
             // The common case: nothing left, nothing swept, no watched endpoint beyond the selection (one that went
             // while another came shows here the cycle after the newcomer was sampled).
-            if (left.Count == 0 && _gone.Count == 0 && watched.Count <= selected.Length)
+            if (left.Count == 0 && _gone.Count == 0 && !_missing.AnyHeld && watched.Count <= selected.Length)
             {
                 return;
             }
 
             var now = time.GetUtcNow();
             var names = new HashSet<string>(selected.Select(server => EndpointText.Of(server.EndPoint)), StringComparer.OrdinalIgnoreCase);
+            _missing.Forget(endpoint => names.Contains(endpoint) || !watched.ContainsKey(endpoint));
             foreach (var (endpoint, _) in watched)
             {
-                if (!names.Contains(endpoint) && watched.TryRemove(endpoint, out _))
+                if (names.Contains(endpoint))
                 {
-                    if (left.Contains(endpoint))
+                    continue;
+                }
+
+                // Missing from the client's list: held for the grace (the list is not steady while the client re-reads its
+                // cluster), the longer one while its cluster still lists it, and not at all once it left its cluster.
+                var leftCluster = left.Contains(endpoint);
+                if ((leftCluster || _missing.MissingLongEnough(endpoint, now, unheld.Contains(endpoint))) && watched.TryRemove(endpoint, out _))
+                {
+                    if (leftCluster)
                     {
                         LogLeftCluster(logger, endpoint, multiplexer);
                     }

@@ -202,7 +202,7 @@ internal sealed class EndpointPollReader(ServerTimeline timeline, IServerPollReq
 
     /// <summary>
     /// A cluster node's own view of the cluster (<c>CLUSTER INFO</c>), and which nodes it has (<c>CLUSTER NODES</c>, to
-    /// follow a node's removal: the client never forgets a server), read when its count of known nodes changes, while it lists fewer than it counts, and once a minute.
+    /// follow a node's removal: the client may hold a removed server for ever), read when its count of known nodes changes, while it lists fewer than it counts, and once a minute.
     /// </summary>
     private async Task<(Dictionary<string, string>? Info, List<string>? Members)> ReadClusterAsync(IServer server, PollCommands commands, DateTimeOffset started)
     {

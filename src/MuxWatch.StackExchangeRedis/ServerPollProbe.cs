@@ -48,7 +48,12 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
     private readonly HashSet<string> _watchedEndpoints = new(StringComparer.OrdinalIgnoreCase);
     private readonly HashSet<string> _covered = new(StringComparer.OrdinalIgnoreCase);
     private readonly Dictionary<string, TimeSpan> _clientTimeouts = new(StringComparer.OrdinalIgnoreCase);
+    private readonly HashSet<string> _leftCluster = new(StringComparer.OrdinalIgnoreCase);
+    private readonly HashSet<string> _unheldMembers = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<string> _gone = [];
+
+    /// <summary>The endpoints no watched multiplexer listed in the last cycles, held for <see cref="MissingEndpoints.Grace"/>.</summary>
+    private readonly MissingEndpoints _missing = new();
 
     public ServerPollProbe(
         WatchedMultiplexers multiplexers,
@@ -94,7 +99,11 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
         var watchedEndpoints = _watchedEndpoints;
         var covered = _covered;
         var clientTimeouts = _clientTimeouts; // the smallest of those watching each endpoint
+        var leftCluster = _leftCluster;
+        var unheldMembers = _unheldMembers;
         watchedEndpoints.Clear();
+        leftCluster.Clear();
+        unheldMembers.Clear();
         covered.Clear();
         clientTimeouts.Clear();
         foreach (var watched in _multiplexers.All)
@@ -106,6 +115,16 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
             }
 
             var servers = watched.Servers(multiplexer);
+            if (watched.LeftCluster.Count > 0)
+            {
+                leftCluster.UnionWith(watched.LeftCluster);
+            }
+
+            if (watched.UnheldMembers.Count > 0)
+            {
+                unheldMembers.UnionWith(watched.UnheldMembers);
+            }
+
             var timeout = ClientTimeouts.Of(multiplexer);
             var allCovered = true;
             foreach (var server in servers)
@@ -178,17 +197,19 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
 
         var gone = _gone;
         gone.Clear();
+        _missing.Forget(endpoint => watchedEndpoints.Contains(endpoint) || !_pollers.ContainsKey(endpoint));
         foreach (var (endpoint, poller) in _pollers)
         {
             poller.ClientTimeout = clientTimeouts.TryGetValue(endpoint, out var timeout) ? timeout : null;
-            if (!watchedEndpoints.Contains(endpoint))
+            if (!watchedEndpoints.Contains(endpoint) && (leftCluster.Contains(endpoint) || _missing.MissingLongEnough(endpoint, now, unheldMembers.Contains(endpoint))))
             {
                 gone.Add(endpoint);
             }
         }
 
-        // An endpoint that no watched multiplexer has any more (disposed, reconfigured) is no longer
-        // polled, witnessed, kept or exported.
+        // An endpoint that no watched multiplexer has listed for the grace (disposed, reconfigured), or that left its
+        // cluster, is no longer polled, witnessed, kept or exported. Within the grace it is only not polled: its server
+        // events stay on its timeline for the diagnosis (MissingEndpoints says why).
         foreach (var endpoint in gone)
         {
             if (_pollers.TryRemove(endpoint, out var retired))

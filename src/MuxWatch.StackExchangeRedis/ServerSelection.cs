@@ -21,10 +21,13 @@ internal sealed partial class ServerSelection(
     private DateTimeOffset _lastReconfigure = DateTimeOffset.MinValue;
     private int _overBudget;
 
-    /// <summary>The servers to probe and poll now; <paramref name="left"/>: the endpoints first seen gone from their cluster.</summary>
-    public IServer[] Select(IConnectionMultiplexer connection, out IReadOnlyCollection<string> left)
+    /// <summary>
+    /// The servers to probe and poll now; <paramref name="left"/>: the endpoints gone from their cluster;
+    /// <paramref name="unheld"/>: the cluster's members the client does not hold (added, or dropped by the client for a while).
+    /// </summary>
+    public IServer[] Select(IConnectionMultiplexer connection, out IReadOnlyCollection<string> left, out IReadOnlyCollection<string> unheld)
     {
-        var all = InCluster(connection, out left);
+        var all = InCluster(connection, out left, out unheld);
         var over = all.Length - maxEndpoints;
         if (over <= 0)
         {
@@ -47,14 +50,15 @@ internal sealed partial class ServerSelection(
 
     /// <summary>
     /// The multiplexer's servers but those that left their cluster (<see cref="ServerTimelines.FollowCluster"/>):
-    /// the client never forgets a server, so a node removed from the cluster would otherwise stay probed and
+    /// the client may hold a server for ever (2.x never forgets one), so a node removed from the cluster would otherwise stay probed and
     /// exported for ever. A node the cluster added that the client does not hold yet: a multiplexer MuxWatch
     /// made is asked to re-read the cluster (at most every <see cref="ReconfigureEvery"/>); an app's is never
     /// reconfigured, and shows it once the client does.
     /// </summary>
-    private IServer[] InCluster(IConnectionMultiplexer connection, out IReadOnlyCollection<string> left)
+    private IServer[] InCluster(IConnectionMultiplexer connection, out IReadOnlyCollection<string> left, out IReadOnlyCollection<string> unheld)
     {
         left = [];
+        unheld = [];
         var all = connection.GetServers();
         if (timelines is null || !AnyClusterNode(all))
         {
@@ -68,6 +72,7 @@ internal sealed partial class ServerSelection(
         }
 
         var membership = timelines.FollowCluster(endpoints);
+        unheld = membership.Unknown;
         if (membership.Unknown.Count > 0 && owned)
         {
             ReconfigureOwned(connection, membership.Unknown.Count);

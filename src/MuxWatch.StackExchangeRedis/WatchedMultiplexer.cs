@@ -143,10 +143,18 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
     /// <summary>The servers MuxWatch probes and polls (<see cref="ServerSelection"/>); those no longer among them lose their series (<see cref="EndpointDepartures"/>).</summary>
     internal IServer[] Servers(IConnectionMultiplexer multiplexer)
     {
-        var servers = _selection.Select(multiplexer, out var left);
-        _departures.Follow(servers, left, _endpoints);
+        var servers = _selection.Select(multiplexer, out var left, out var unheld);
+        LeftCluster = left;
+        UnheldMembers = unheld;
+        _departures.Follow(servers, left, unheld, _endpoints);
         return servers;
     }
+
+    /// <summary>The nodes that the last <see cref="Servers"/> found gone from their cluster: let go of at once (<see cref="MissingEndpoints"/>).</summary>
+    internal IReadOnlyCollection<string> LeftCluster { get; private set; } = [];
+
+    /// <summary>The cluster's members that the last <see cref="Servers"/> found the client not holding: held the longer grace (<see cref="MissingEndpoints"/>).</summary>
+    internal IReadOnlyCollection<string> UnheldMembers { get; private set; } = [];
 
     /// <summary>
     /// A cycle's first half: resolves in the background if needed, lets go of a multiplexer disposed under it, and

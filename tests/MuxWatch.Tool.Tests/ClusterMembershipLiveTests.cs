@@ -8,7 +8,8 @@ namespace MuxWatch.Tool.Tests;
 /// The sidecar follows a cluster's membership without a restart: a node added to the cluster
 /// (<c>redis-cli --cluster add-node</c>) is probed and polled with its role within a few cycles, and a node
 /// removed from it (<c>del-node</c>: the others forget it, it keeps running alone) leaves no series behind,
-/// though the client, which never forgets a server, still holds it. Both client generations.
+/// though the client may still hold it (2.x never forgets a server). The others keep their series throughout, though
+/// the 3.x client's list of servers leaves one out for a moment while it re-reads the cluster. Both client generations.
 /// </summary>
 [Trait("Category", "LiveProbe")]
 public sealed class ClusterMembershipLiveTests : IAsyncLifetime
@@ -26,10 +27,20 @@ public sealed class ClusterMembershipLiveTests : IAsyncLifetime
         await Eventually.UntilAsync(async () => RolesOf(await MetricsText.ScrapeAsync(sidecar.Client)).Count == 6,
             "the six nodes' roles from one seed", TimeSpan.FromSeconds(60));
 
+        // The six keep their series throughout: seen in every scrape below (the 3.x client's list of servers left one out for
+        // a moment while it re-read the cluster, and MuxWatch once let go of that node's series and history with it).
+        var gaps = new List<string>();
+        void NoteGaps(MetricsText metrics)
+        {
+            var roles = RolesOf(metrics);
+            gaps.AddRange(_cluster.Nodes.Where(node => !roles.ContainsKey(node.EndPoint)).Select(node => $"{DateTimeOffset.UtcNow:HH:mm:ss.fff} {node.EndPoint}"));
+        }
+
         var added = await _cluster.AddNodeAsync();
         await SayingWhatWasSeenAsync(sidecar, () => Eventually.UntilAsync(async () =>
         {
             var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+            NoteGaps(metrics);
             return RolesOf(metrics).GetValueOrDefault(added.EndPoint) == "primary"
                 && metrics.Value("muxwatch_connected", ("multiplexer", "cluster"), ("endpoint", added.EndPoint)) == 1
                 && metrics.Value("muxwatch_server_cluster_state_ok", ("endpoint", added.EndPoint)) == 1
@@ -45,15 +56,19 @@ public sealed class ClusterMembershipLiveTests : IAsyncLifetime
         var left = "";
         await SayingWhatWasSeenAsync(sidecar, () => Eventually.UntilAsync(async () =>
         {
-            var text = await sidecar.Client.GetStringAsync(new Uri("/metrics", UriKind.Relative));
-            left = string.Join("; ", text.Split('\n').Where(line => line.Contains($"\"{added.EndPoint}\"", StringComparison.Ordinal)).Take(10));
+            var metrics = await MetricsText.ScrapeAsync(sidecar.Client);
+            NoteGaps(metrics);
+            left = string.Join("; ", metrics.Text.Split('\n').Where(line => line.Contains($"\"{added.EndPoint}\"", StringComparison.Ordinal)).Take(10));
             return left.Length == 0;
         }, "no series left naming the removed node", TimeSpan.FromSeconds(60)), () => $"series left: {left}");
 
         var after = await MetricsText.ScrapeAsync(sidecar.Client);
         var roles = RolesOf(after);
-        Assert.Equal(6, roles.Count);
-        Assert.All(_cluster.Nodes, node => Assert.Equal(1, after.Value("muxwatch_connected", ("multiplexer", "cluster"), ("endpoint", node.EndPoint))));
+        var seen = $"roles {string.Join(", ", roles)}; connected {string.Join(", ", after.Samples("muxwatch_connected").Select(s => $"{s.Labels["endpoint"]}={s.Value}"))}; "
+            + $"log: {string.Join(" | ", sidecar.Log.Lines.Select(line => line.Text).Where(text => text.Contains("cluster", StringComparison.Ordinal)))}";
+        Assert.True(roles.Count == 6, $"the six nodes' roles after the removal; {seen}");
+        Assert.True(gaps.Count == 0, $"the six nodes' roles in every scrape; missing: {string.Join(", ", gaps.Take(10))}; {seen}");
+        Assert.All(_cluster.Nodes, node => Assert.True(after.Value("muxwatch_connected", ("multiplexer", "cluster"), ("endpoint", node.EndPoint)) == 1, $"{node.EndPoint} connected; {seen}"));
         Assert.DoesNotContain(added.EndPoint, await TargetServersAsync(sidecar));
         using var events = JsonDocument.Parse(await sidecar.Client.GetStringAsync(new Uri("/api/events", UriKind.Relative)));
         Assert.DoesNotContain(events.RootElement.GetProperty("endpoints").EnumerateArray(), e => e.GetProperty("endpoint").GetString() == added.EndPoint);

@@ -59,7 +59,7 @@ public sealed class ServerTimelines
     /// lists, when at least one other node said which nodes it knows (naming itself as the client names
     /// it). A killed node stays (the others list it, failed, until it is forgotten), so it shows
     /// disconnected; a node removed from the cluster (<c>redis-cli --cluster del-node</c>, <c>CLUSTER
-    /// FORGET</c>) goes, though the client, which never forgets a server, still holds it.
+    /// FORGET</c>) goes, though the client may still hold it (2.x never forgets a server).
     /// <see cref="ClusterMembership.Unknown"/>: nodes listed that are not among the servers (added to the
     /// cluster since the client last read it). Both empty when no server is a cluster node.
     /// </summary>

@@ -9,7 +9,7 @@ namespace MuxWatch.StackExchangeRedis.Tests.Live;
 
 /// <summary>
 /// An app's own multiplexer on a real Redis Cluster: a node added is polled once the app's client holds it, and a node removed from the cluster (<c>redis-cli --cluster
-/// del-node</c>) leaves no series behind, though the app's client, which never forgets a server and which
+/// del-node</c>) leaves no series behind, though the app's client, which may hold it for ever (2.x never forgets a server) and which
 /// MuxWatch never reconfigures, still holds it: what the cluster's other nodes list decides
 /// (polled over MuxWatch's own admin connection).
 /// </summary>

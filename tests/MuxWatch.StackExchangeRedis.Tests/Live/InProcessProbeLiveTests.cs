@@ -244,6 +244,43 @@ public sealed class InProcessProbeLiveTests : IAsyncLifetime
         await current.DisposeAsync();
     }
 
+    /// <summary>
+    /// The reconnect pattern keeps the server's history: between the app disposing its multiplexer and MuxWatch taking the
+    /// successor from the factory, no multiplexer lists the server. Its timeline (the server events each timeout is read
+    /// against) is held for <see cref="MissingEndpoints.Grace"/>, not dropped with the old instance and begun afresh.
+    /// </summary>
+    [Fact]
+    public async Task The_servers_events_outlive_the_apps_reconnect()
+    {
+        var current = await ConnectionMultiplexer.ConnectAsync(_redis.EndPoint);
+        using var host = await StartHostAsync(watch => watch.AddMultiplexer("recycled", _ => Volatile.Read(ref current)));
+        var timelines = host.Services.GetRequiredService<ServerTimelines>();
+        var status = host.Services.GetRequiredService<ITargetStatusSource>();
+        await Eventually.UntilAsync(() => timelines.Find(_redis.EndPoint)?.Status().LastPollSuccess is not null, "the server polled");
+        await _redis.CommandAsync("BGSAVE");
+        await Eventually.UntilAsync(() => SavesOn(timelines) == 1, "the BGSAVE on the server's timeline");
+        var timeline = timelines.Find(_redis.EndPoint);
+
+        var old = current;
+        await old.DisposeAsync();
+        await Eventually.UntilAsync(() => status.Targets().Single().State == "disposed", "the disposed instance seen");
+        var cycles = host.Services.GetRequiredService<ProbeLoopHealth>().Cycles;
+        await Eventually.UntilAsync(() => host.Services.GetRequiredService<ProbeLoopHealth>().Cycles > cycles + 1, "a whole cycle with no multiplexer listing the server");
+        Volatile.Write(ref current, await ConnectionMultiplexer.ConnectAsync(_redis.EndPoint));
+        await Eventually.UntilAsync(() => status.Targets().Single().State == "connected", "the new instance watched");
+        var polled = timelines.Find(_redis.EndPoint)?.Status().LastPollSuccess;
+        await Eventually.UntilAsync(() => timelines.Find(_redis.EndPoint)?.Status().LastPollSuccess is { } at && !(at <= polled), "the server polled again, through the new instance");
+
+        // A server's past is not in what a first poll reads (a save between polls is seen only by the poll after it): a
+        // timeline begun afresh would have lost it.
+        Assert.Same(timeline, timelines.Find(_redis.EndPoint));
+        Assert.Equal(1, SavesOn(timelines));
+        await host.StopAsync();
+        await current.DisposeAsync();
+
+        int SavesOn(ServerTimelines all) => all.Find(_redis.EndPoint)?.Events().Count(e => e.Kind == MuxWatch.Model.ServerEventKind.Bgsave) ?? 0;
+    }
+
     [Fact]
     public async Task A_factory_that_throws_never_breaks_start_up_and_is_reported_failed()
     {

@@ -52,7 +52,7 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
     private readonly HashSet<string> _unheldMembers = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<string> _gone = [];
 
-    /// <summary>The endpoints no watched multiplexer listed in the last cycles, held for <see cref="MissingEndpoints.Grace"/>.</summary>
+    /// <summary>The endpoints no watched multiplexer listed in the last cycles, held for <see cref="MissingEndpoints.Grace"/> (<see cref="MissingEndpoints.ListedGrace"/> while their cluster lists them).</summary>
     private readonly MissingEndpoints _missing = new();
 
     public ServerPollProbe(

@@ -197,7 +197,11 @@ internal sealed partial class ServerPollProbe : IPeriodicProbe, IAsyncDisposable
 
         var gone = _gone;
         gone.Clear();
-        _missing.Forget(endpoint => watchedEndpoints.Contains(endpoint) || !_pollers.ContainsKey(endpoint));
+        if (_missing.AnyHeld)
+        {
+            // Guarded: the lambda's closure would otherwise be made every cycle, nothing held the common case.
+            _missing.Forget(endpoint => watchedEndpoints.Contains(endpoint) || !_pollers.ContainsKey(endpoint));
+        }
         foreach (var (endpoint, poller) in _pollers)
         {
             poller.ClientTimeout = clientTimeouts.TryGetValue(endpoint, out var timeout) ? timeout : null;

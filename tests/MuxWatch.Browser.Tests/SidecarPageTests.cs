@@ -79,12 +79,14 @@ public sealed class SidecarPageTests : IClassFixture<BrowserSession>, IAsyncLife
 
         // Every timeout the stall caused, as the API has them once settled.
         List<JsonElement> recorded = [];
+        var polling = string.Empty;
         await Eventually.UntilAsync(async () =>
         {
+            polling = (await PolledAsync()).ToString();
             using var listed = JsonDocument.Parse(await _service.Client.GetStringAsync(new Uri("/api/timeouts?limit=1000", UriKind.Relative)));
             recorded = [.. listed.RootElement.GetProperty("timeouts").EnumerateArray().Select(t => t.Clone())];
             return recorded.Count > 0 && recorded.All(t => t.GetProperty("settled").GetBoolean());
-        }, "the stall's timeouts recorded and settled", Patience);
+        }, "the stall's timeouts recorded and settled", Patience, () => SeenOf(recorded, polling));
         Assert.All(recorded, t => Assert.Equal(_redis.EndPoint, t.GetProperty("endpoint").GetString()));
 
         // The table lists each of them with the cause the API gives (a slow command, DEBUG SLEEP, in the slow log), none settling.
@@ -231,6 +233,14 @@ public sealed class SidecarPageTests : IClassFixture<BrowserSession>, IAsyncLife
         Assert.Equal(0, await page.Locator("#slow-commands img, #slow-commands script, #timelines img, #timelines script").CountAsync());
         Assert.True(await page.EvaluateAsync<bool>("() => window.pwned === undefined"));
         Assert.True(errors.All(e => e.Contains("401", StringComparison.Ordinal)), string.Join('\n', errors));
+    }
+
+    /// <summary>What the wait for the stall's timeouts last saw, for whoever reads its failure: the timeouts, the polling, the service's last lines.</summary>
+    private string SeenOf(List<JsonElement> recorded, string polling)
+    {
+        var timeouts = string.Join(", ", recorded.Select(t => $"#{t.GetProperty("id").GetInt64()} {t.GetProperty("cause").GetString()} settled={t.GetProperty("settled").GetBoolean()}"));
+        var lines = _service.Output.Split('\n');
+        return $"{recorded.Count} timeout(s) [{timeouts}]; polling {polling}; the service's last lines: {string.Join(" | ", lines.TakeLast(25))}";
     }
 
     private async Task<JsonElement> PolledAsync()

@@ -11,6 +11,7 @@ namespace MuxWatch.Tool.Tests;
 /// </summary>
 [Trait("Category", "LiveProbe")]
 [TakesMinutes]
+[Collection(nameof(RedisClusters))]
 public sealed class ClusterFailoverLiveTests : IAsyncLifetime
 {
     private RedisCluster _cluster = null!;

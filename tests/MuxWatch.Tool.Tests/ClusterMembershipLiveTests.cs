@@ -12,6 +12,7 @@ namespace MuxWatch.Tool.Tests;
 /// the 3.x client's list of servers leaves one out for a moment while it re-reads the cluster. Both client generations.
 /// </summary>
 [Trait("Category", "LiveProbe")]
+[Collection(nameof(RedisClusters))]
 public sealed class ClusterMembershipLiveTests : IAsyncLifetime
 {
     private RedisCluster _cluster = null!;

@@ -31,17 +31,22 @@ public sealed class InMemorySidecar : WebApplicationFactory<Program>
     /// <summary>Everything logged so far, as one text (a line per entry).</summary>
     public string LogText => string.Join('\n', Log.Lines.Select(line => line.Text));
 
+    private static readonly (string Key, string Value)[] Fast =
+    [
+        ("MuxWatch:ProbeInterval", "00:00:00.200"),
+        ("MuxWatch:PingInterval", "00:00:00.200"),
+        ("MuxWatch:ServerPollInterval", "00:00:00.200"),
+        ("MuxWatch:ServerPollTimeout", "00:00:01"),
+    ];
+
     /// <summary>A sidecar probing and polling the given targets every 200 ms (a poll times out after 1 s).</summary>
     public static InMemorySidecar Probing(params (string Name, string ConnectionString)[] targets) => Probing(targets, []);
 
-    /// <summary>The same, with <paramref name="settings"/> besides (a target's <c>TrustedCaFile</c>, say).</summary>
+    /// <summary>The same, with <paramref name="settings"/> besides (a target's <c>TrustedCaFile</c>, say) or instead (a slower <c>ProbeInterval</c>).</summary>
     public static InMemorySidecar Probing((string Name, string ConnectionString)[] targets, (string Key, string Value)[] settings) =>
         new([
             .. settings,
-            ("MuxWatch:ProbeInterval", "00:00:00.200"),
-            ("MuxWatch:PingInterval", "00:00:00.200"),
-            ("MuxWatch:ServerPollInterval", "00:00:00.200"),
-            ("MuxWatch:ServerPollTimeout", "00:00:01"),
+            .. Fast.Where(fast => !settings.Any(given => given.Key == fast.Key)), // a setting given replaces the fast default
             .. targets.SelectMany((t, i) => ((string, string)[])[($"MuxWatch:Targets:{i}:Name", t.Name), ($"MuxWatch:Targets:{i}:ConnectionString", t.ConnectionString)]),
         ]);
 

@@ -13,6 +13,7 @@ namespace MuxWatch.Tool.Tests;
 /// </summary>
 [Trait("Category", "EndToEnd")]
 [TakesMinutes]
+[Collection(nameof(RedisClusters))]
 public sealed class TopologyDashboardTests(ITestOutputHelper output) : IAsyncLifetime
 {
     /// <summary>The dashboard's file name in dashboards/.</summary>

@@ -88,6 +88,9 @@ internal sealed class EndpointWitness : IDisposable
     /// </summary>
     public DateTimeOffset NextStepAt => _connection is null || _awaiting ? DateTimeOffset.MinValue : _nextSend;
 
+    /// <summary>True while the PING in flight has gone unanswered past <see cref="SilentAfterMs"/> (a silence is running).</summary>
+    public bool Silent => _silent;
+
     /// <summary>How long past the sending a PING counts as unanswered: the usual round trip, four times over, plus <see cref="SilenceMarginMs"/>.</summary>
     public double SilentAfterMs => SilenceMarginMs + 4 * _typicalRoundTripMs;
 

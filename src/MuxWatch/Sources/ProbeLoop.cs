@@ -24,9 +24,14 @@ internal sealed partial class ProbeLoop(
     ProbeLoopHealth health,
     TimeProvider time,
     IOptions<MuxWatchOptions> options,
-    ILogger<ProbeLoop> logger) : BackgroundService
+    ILogger<ProbeLoop> logger,
+    ProbeCycleRequests? requests = null) : BackgroundService
 {
+    /// <summary>How soon after a cycle began a requested one may start (<see cref="ProbeCycleRequests"/>).</summary>
+    internal static readonly TimeSpan EarliestEarlyCycle = TimeSpan.FromMilliseconds(100);
+
     private readonly IPeriodicProbe[] _probes = [.. probes];
+    private WaitHandle[]? _handles;
 
     protected override Task ExecuteAsync(CancellationToken stoppingToken)
     {
@@ -56,12 +61,21 @@ internal sealed partial class ProbeLoop(
     private void Run(CancellationToken stopping)
     {
         var interval = options.Value.ProbeInterval;
+        var early = false;
         while (!stopping.IsCancellationRequested)
         {
+            var started = time.GetTimestamp();
             RunCycle(stopping);
-            if (!Wait(interval, stopping))
+            switch (Wait(interval, started, acceptRequest: !early, stopping))
             {
-                return;
+                case Woken.Stopping:
+                    return;
+                case Woken.Requested:
+                    early = true;
+                    break;
+                default:
+                    early = false;
+                    break;
             }
         }
     }
@@ -94,25 +108,61 @@ internal sealed partial class ProbeLoop(
         health.CycleCompleted(time.GetUtcNow());
     }
 
-    /// <summary>Waits one interval; false when stopping.</summary>
-    private bool Wait(TimeSpan interval, CancellationToken stopping)
+    private enum Woken
     {
-        if (time == TimeProvider.System)
+        IntervalOver,
+        Requested,
+        Stopping,
+    }
+
+    /// <summary>
+    /// Waits one interval, or less when <paramref name="acceptRequest"/> and a cycle is requested (<see cref="ProbeCycleRequests"/>),
+    /// though never to begin sooner than <see cref="EarliestEarlyCycle"/> after the cycle that <paramref name="started"/>.
+    /// </summary>
+    private Woken Wait(TimeSpan interval, long started, bool acceptRequest, CancellationToken stopping)
+    {
+        if (time != TimeProvider.System)
         {
-            // Waits on this thread, not on a timer whose callback would need the thread pool (see remarks).
-            return !stopping.WaitHandle.WaitOne(interval);
+            // Another clock (a test's fake): its timers fire when the test advances it; requests are not heard.
+            try
+            {
+                Task.Delay(interval, time, stopping).Wait(stopping);
+                return Woken.IntervalOver;
+            }
+            catch (OperationCanceledException)
+            {
+                return Woken.Stopping;
+            }
         }
 
-        // Another clock (a test's fake): its timers fire when the test advances it.
-        try
+        // Waits on this thread, not on a timer whose callback would need the thread pool (see remarks).
+        if (requests is null)
         {
-            Task.Delay(interval, time, stopping).Wait(stopping);
-            return true;
+            return stopping.WaitHandle.WaitOne(interval) ? Woken.Stopping : Woken.IntervalOver;
         }
-        catch (OperationCanceledException)
+
+        if (!acceptRequest)
         {
-            return false;
+            // After an early cycle: what is asked meanwhile, the regular cycle that ends this wait does anyway.
+            var stopped = stopping.WaitHandle.WaitOne(interval);
+            requests.Clear();
+            return stopped ? Woken.Stopping : Woken.IntervalOver;
         }
+
+        _handles ??= [stopping.WaitHandle, requests.Requested];
+        var woken = WaitHandle.WaitAny(_handles, interval);
+        if (woken == 0)
+        {
+            return Woken.Stopping;
+        }
+
+        if (woken == WaitHandle.WaitTimeout)
+        {
+            return Woken.IntervalOver;
+        }
+
+        var soonest = EarliestEarlyCycle - time.GetElapsedTime(started);
+        return soonest > TimeSpan.Zero && stopping.WaitHandle.WaitOne(soonest) ? Woken.Stopping : Woken.Requested;
     }
 
     [LoggerMessage(EventId = 30, Level = LogLevel.Warning, Message = "Probe {Probe} failed in this cycle ({Reason}); the loop goes on")]

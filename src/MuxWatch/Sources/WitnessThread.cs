@@ -60,6 +60,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     /// <summary>The PINGs in flight: each socket awaiting an answer, and its witness.</summary>
     private readonly Dictionary<Socket, EndpointWitness> _bySocket = [];
     private readonly ServerTimelines _timelines;
+    private readonly ProbeCycleRequests? _probeCycles;
     private readonly RuntimeHistory _runtime;
     private readonly TimeProvider _time;
     private readonly IOptions<MuxWatchOptions> _options;
@@ -84,8 +85,9 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
     private long _cycles;
     private readonly IServerPollRequests? _pollRequests;
 
-    public WitnessThread(ServerTimelines timelines, RuntimeHistory runtime, TimeProvider time, IOptions<MuxWatchOptions> options, ILogger<WitnessThread>? logger = null, IServerPollRequests? pollRequests = null, ProcessActivity? activity = null)
+    public WitnessThread(ServerTimelines timelines, RuntimeHistory runtime, TimeProvider time, IOptions<MuxWatchOptions> options, ILogger<WitnessThread>? logger = null, IServerPollRequests? pollRequests = null, ProcessActivity? activity = null, ProbeCycleRequests? probeCycles = null)
     {
+        _probeCycles = probeCycles;
         _activity = activity ?? new ProcessActivity();
         _timelines = timelines;
         _pollRequests = pollRequests;
@@ -254,6 +256,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         var calm = busy ? settings.WitnessInterval : Max(settings.WitnessInterval, settings.WitnessQuietInterval);
         calm = Max(calm, TimeSpan.FromSeconds((double)_slots.Count / settings.WitnessPingsPerSecond)); // the budget over all endpoints
         var hurry = false;
+        var silenceBegan = false;
         _bySocket.Clear();
         foreach (ref var slot in CollectionsMarshal.AsSpan(_slots))
         {
@@ -270,13 +273,20 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
             var hurried = (timeline.IntervalRunning || _pollRequests?.IsPollWanted(timeline.Endpoint) == true) && HurriedInterval < calm;
             hurry |= hurried;
             var stepStarted = HeldClock.Start(_time);
+            var wasSilent = witness.Silent;
             witness.Step(now, gcPause + _heldMs, hurried ? HurriedInterval : calm);
+            silenceBegan |= !wasSilent && witness.Silent;
             NoteHeld(witness, timeline, stepStarted);
             slot.NextStepTicks = witness.NextStepAt.UtcTicks;
             if (witness.AwaitingAnswer is { } socket)
             {
                 _bySocket[socket] = witness;
             }
+        }
+
+        if (silenceBegan)
+        {
+            _probeCycles?.Request(); // the silent server's PING now, not at the probe loop's next tick: it is what times out
         }
 
         // A quiet process (an idle app) is witnessed at a slower pace: its wakes would be most of what MuxWatch

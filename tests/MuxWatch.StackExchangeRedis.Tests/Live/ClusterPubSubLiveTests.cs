@@ -16,6 +16,7 @@ namespace MuxWatch.StackExchangeRedis.Tests.Live;
 /// (the nodes' <c>cmdstat_publish</c> calls land on one node, no more than the probe messages sent).
 /// </summary>
 [Trait("Category", "LiveProbe")]
+[Collection(nameof(RedisClusters))]
 public sealed partial class ClusterPubSubLiveTests : IAsyncLifetime
 {
     private readonly CollectorRegistry _registry = Metrics.NewCustomRegistry();

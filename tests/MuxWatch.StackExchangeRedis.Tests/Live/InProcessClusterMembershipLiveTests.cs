@@ -14,6 +14,7 @@ namespace MuxWatch.StackExchangeRedis.Tests.Live;
 /// (polled over MuxWatch's own admin connection).
 /// </summary>
 [Trait("Category", "LiveProbe")]
+[Collection(nameof(RedisClusters))]
 public sealed class InProcessClusterMembershipLiveTests : IAsyncLifetime
 {
     private readonly CollectorRegistry _registry = Metrics.NewCustomRegistry();
@@ -96,7 +97,15 @@ public sealed class InProcessClusterMembershipLiveTests : IAsyncLifetime
         {
             var connected = metrics.Samples("muxwatch_connected", ("multiplexer", "app")).Select(s => $"{s.Labels["endpoint"]}:{s.Value}");
             var roles = metrics.Samples("muxwatch_server_role").Select(s => $"{s.Labels["endpoint"]}={s.Labels["role"]}:{s.Value}");
-            throw new TimeoutException($"{ex.Message}; removed {removed.EndPoint}; connected {string.Join(", ", connected)}; roles {string.Join(", ", roles)}", ex);
+            var views = new List<string>();
+            foreach (var node in _cluster.Nodes.Append(added))
+            {
+                views.Add($"{node.EndPoint} lists [{string.Join(", ", (await node.CommandAsync("CLUSTER", "NODES")).Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(AddressAndFlags))}]");
+            }
+
+            throw new TimeoutException(
+                $"{ex.Message}; removed {removed.EndPoint}; added {added.EndPoint}; connected {string.Join(", ", connected)}; roles {string.Join(", ", roles)}; "
+                + $"app servers {string.Join(", ", app.GetServers().Select(s => $"{s.EndPoint} {s.IsConnected}"))}; {string.Join("; ", views)}", ex);
         }
 
         await host.StopAsync();
@@ -109,5 +118,12 @@ public sealed class InProcessClusterMembershipLiveTests : IAsyncLifetime
         using var stream = new MemoryStream();
         await _registry.CollectAndExportAsTextAsync(stream);
         return System.Text.Encoding.UTF8.GetString(stream.ToArray());
+    }
+
+    /// <summary>One line of <c>CLUSTER NODES</c>, shortened for a failure's account: its address and flags.</summary>
+    private static string AddressAndFlags(string line)
+    {
+        var fields = line.Split(' ');
+        return fields.Length > 2 ? $"{fields[1].Split('@')[0]} {fields[2]}" : line;
     }
 }

@@ -1,0 +1,30 @@
+namespace MuxWatch.Sources;
+
+/// <summary>
+/// Asks the <see cref="ProbeLoop"/> for its next cycle now rather than at the end of its interval: the witness does
+/// when it finds a server silent. A silent server is PINGed through the watched multiplexers every cycle, and that
+/// PING is what times out, so it is what records a short stall at all: in a sidecar, whose PINGs are its only
+/// timeouts, a 3 s stall waited up to a whole interval for it, then the client's own timer (its heartbeat, about a
+/// second) for the timeout, and a stall that ended first was never recorded (CI: a sidecar saw no timeout in a 3 s
+/// <c>DEBUG SLEEP</c>; measured here, the PING went out 0.3 to 1.4 s into the stall).
+/// </summary>
+/// <remarks>
+/// The loop honours at most one request between two of its regular cycles, and none sooner than
+/// <see cref="ProbeLoop.EarliestEarlyCycle"/> after a cycle began: however many endpoints fall silent, it never
+/// samples more than twice an interval.
+/// </remarks>
+internal sealed class ProbeCycleRequests : IDisposable
+{
+    private readonly AutoResetEvent _requested = new(initialState: false);
+
+    /// <summary>Signalled by <see cref="Request"/>; reset by the loop's wait that sees it.</summary>
+    internal WaitHandle Requested => _requested;
+
+    /// <summary>Asks for a cycle now. Costs no allocation; any thread.</summary>
+    public void Request() => _requested.Set();
+
+    /// <summary>Drops a request not heard yet.</summary>
+    internal void Clear() => _requested.Reset();
+
+    public void Dispose() => _requested.Dispose();
+}

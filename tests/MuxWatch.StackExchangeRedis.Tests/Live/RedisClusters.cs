@@ -1,0 +1,9 @@
+namespace MuxWatch.StackExchangeRedis.Tests.Live;
+
+/// <summary>
+/// The tests that form a Redis Cluster run one after another (beside the others still): two clusters forming and
+/// gossiping at once on one loopback, each node on ports the system hands out and takes back, are more than the
+/// cluster tests ask for, and a cluster test once found a seventh primary it had not made (CI, 3.4.35).
+/// </summary>
+[CollectionDefinition(nameof(RedisClusters))]
+public sealed class RedisClusters;

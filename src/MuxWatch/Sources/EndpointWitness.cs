@@ -70,9 +70,13 @@ internal sealed class EndpointWitness : IDisposable
     private bool _unreachable;
     private double _typicalRoundTripMs = 1;
 
+    /// <summary>Asked for a probe cycle when a silence begins: the silent server's PING then, not at the loop's next tick, is what times out.</summary>
+    private readonly ProbeCycleRequests? _probeCycles;
+
     /// <summary>Creates the witness of <paramref name="timeline"/>'s endpoint at <paramref name="target"/>'s address; TLS when it names a host.</summary>
-    public EndpointWitness(ServerTimeline timeline, WitnessTarget target, TimeProvider time)
+    public EndpointWitness(ServerTimeline timeline, WitnessTarget target, TimeProvider time, ProbeCycleRequests? probeCycles = null)
     {
+        _probeCycles = probeCycles;
         _timeline = timeline;
         _overTls = target.TlsHost is not null;
         _connector = new WitnessConnector(target, time);
@@ -87,9 +91,6 @@ internal sealed class EndpointWitness : IDisposable
     /// silence to mark), else when the next PING is due.
     /// </summary>
     public DateTimeOffset NextStepAt => _connection is null || _awaiting ? DateTimeOffset.MinValue : _nextSend;
-
-    /// <summary>True while the PING in flight has gone unanswered past <see cref="SilentAfterMs"/> (a silence is running).</summary>
-    public bool Silent => _silent;
 
     /// <summary>How long past the sending a PING counts as unanswered: the usual round trip, four times over, plus <see cref="SilenceMarginMs"/>.</summary>
     public double SilentAfterMs => SilenceMarginMs + 4 * _typicalRoundTripMs;
@@ -114,6 +115,7 @@ internal sealed class EndpointWitness : IDisposable
             {
                 _silent = true;
                 _timeline.Log.Begin(ServerEventKind.Silence, _sentAt);
+                _probeCycles?.Request();
             }
 
             if (waited > GiveUpAfter.TotalMilliseconds)

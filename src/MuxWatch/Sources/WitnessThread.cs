@@ -18,11 +18,10 @@ namespace MuxWatch.Sources;
 /// </summary>
 /// <remarks>
 /// <para>
-/// One thread for every endpoint, not one each: it waits on all the sockets with a PING in flight at once
-/// (<c>Socket.Select</c>), so 500 endpoints cost one thread and a PING each per
-/// <see cref="MuxWatchOptions.WitnessInterval"/>. An endpoint with a timeout waiting to be settled (its
-/// pipeline's <see cref="IServerPollRequests.IsPollWanted"/>, or an interval running) is asked every 200 ms instead, so the timeouts that follow
-/// the first of a burst are witnessed closely; a quiet process (no pool work, no CPU to speak of for 5 s) every
+/// One thread for every endpoint, not one each: it waits on all the sockets with a PING in flight at once (<c>Socket.Select</c>), so 500
+/// endpoints cost one thread and a PING each per <see cref="MuxWatchOptions.WitnessInterval"/>. An endpoint with a timeout waiting to be
+/// settled (its pipeline's <see cref="IServerPollRequests.IsPollWanted"/>, or an interval running) is asked every 200 ms instead, so the
+/// timeouts that follow the first of a burst are witnessed closely; a quiet process (no pool work, no CPU to speak of for 5 s) every
 /// <see cref="MuxWatchOptions.WitnessQuietInterval"/> (2 s), on a tick of 1 s, so that an idle app pays little for it.
 /// </para>
 /// <para>
@@ -256,7 +255,6 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         var calm = busy ? settings.WitnessInterval : Max(settings.WitnessInterval, settings.WitnessQuietInterval);
         calm = Max(calm, TimeSpan.FromSeconds((double)_slots.Count / settings.WitnessPingsPerSecond)); // the budget over all endpoints
         var hurry = false;
-        var silenceBegan = false;
         _bySocket.Clear();
         foreach (ref var slot in CollectionsMarshal.AsSpan(_slots))
         {
@@ -273,20 +271,13 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
             var hurried = (timeline.IntervalRunning || _pollRequests?.IsPollWanted(timeline.Endpoint) == true) && HurriedInterval < calm;
             hurry |= hurried;
             var stepStarted = HeldClock.Start(_time);
-            var wasSilent = witness.Silent;
             witness.Step(now, gcPause + _heldMs, hurried ? HurriedInterval : calm);
-            silenceBegan |= !wasSilent && witness.Silent;
             NoteHeld(witness, timeline, stepStarted);
             slot.NextStepTicks = witness.NextStepAt.UtcTicks;
             if (witness.AwaitingAnswer is { } socket)
             {
                 _bySocket[socket] = witness;
             }
-        }
-
-        if (silenceBegan)
-        {
-            _probeCycles?.Request(); // the silent server's PING now, not at the probe loop's next tick: it is what times out
         }
 
         // A quiet process (an idle app) is witnessed at a slower pace: its wakes would be most of what MuxWatch
@@ -344,7 +335,7 @@ internal sealed partial class WitnessThread : IHostedService, IDisposable
         {
             if (wanted && timeline.Witness is { } target && !_witnesses.ContainsKey(timeline))
             {
-                _witnesses[timeline] = new EndpointWitness(timeline, target, _time);
+                _witnesses[timeline] = new EndpointWitness(timeline, target, _time, _probeCycles);
                 changed = true;
             }
         }

@@ -4,9 +4,10 @@ namespace MuxWatch.Sources;
 /// Asks the <see cref="ProbeLoop"/> for its next cycle now rather than at the end of its interval: the witness does
 /// when it finds a server silent. A silent server is PINGed through the watched multiplexers every cycle, and that
 /// PING is what times out, so it is what records a short stall at all: in a sidecar, whose PINGs are its only
-/// timeouts, a 3 s stall waited up to a whole interval for it, then the client's own timer (its heartbeat, about a
-/// second) for the timeout, and a stall that ended first was never recorded (CI: a sidecar saw no timeout in a 3 s
-/// <c>DEBUG SLEEP</c>; measured here, the PING went out 0.3 to 1.4 s into the stall).
+/// timeouts, a stall waited up to a whole interval for it, then for the client's own timer (its heartbeat: measured,
+/// a 500 ms timeout seen 0.5 to 1.2 s after the PING), and a stall that ended first was never recorded. Measured here
+/// on a 3 s <c>DEBUG SLEEP</c>, the PING went out 0.3 to 1.4 s into the stall, half a second short of missing it; a CI
+/// run's page test waited 45 s in vain for such a stall's timeouts.
 /// </summary>
 /// <remarks>
 /// The loop honours at most one request between two of its regular cycles, and none sooner than

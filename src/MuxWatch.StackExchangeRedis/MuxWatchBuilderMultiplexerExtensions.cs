@@ -64,6 +64,7 @@ public static class MuxWatchBuilderMultiplexerExtensions
         builder.Services.AddOptions<TargetsOptions>().BindConfiguration("MuxWatch").ValidateOnStart();
         builder.Services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<TargetsOptions>, TargetsOptionsValidator>());
         builder.Services.TryAddSingleton<ConfiguredTargets>();
+        builder.Services.TryAddSingleton<ProbeCycleRequests>(); // multiplexers of MuxWatch's own: a silence asks for their PING at once
         AddProbe(builder.Services);
         return builder;
     }
@@ -106,6 +107,11 @@ public static class MuxWatchBuilderMultiplexerExtensions
         }
 
         builder.Services.AddSingleton(registration);
+        if (registration.Owned)
+        {
+            builder.Services.TryAddSingleton<ProbeCycleRequests>(); // its own connection: a silence asks for its PING at once
+        }
+
         AddProbe(builder.Services);
         return builder;
     }

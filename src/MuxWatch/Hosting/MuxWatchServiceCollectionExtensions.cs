@@ -114,7 +114,6 @@ public static class MuxWatchServiceCollectionExtensions
         services.AddSingleton<IPeriodicProbe, CaptureQueueProbe>();
         services.AddSingleton<IPeriodicProbe, OverdueTimeoutSettler>();
         services.AddSingleton<IPeriodicProbe, FleetWitness>(); // idle unless MuxWatch:FleetPrometheusUrl is set
-        services.AddSingleton<ProbeCycleRequests>(); // the witness asks the loop for a cycle when a server falls silent
         services.AddHostedService<ProbeLoop>();
         services.AddSingleton<WitnessThread>();
         services.AddHostedService(sp => sp.GetRequiredService<WitnessThread>());

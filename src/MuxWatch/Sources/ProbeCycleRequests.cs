@@ -1,3 +1,5 @@
+using System.ComponentModel;
+
 namespace MuxWatch.Sources;
 
 /// <summary>
@@ -10,11 +12,20 @@ namespace MuxWatch.Sources;
 /// run's page test waited 45 s in vain for such a stall's timeouts.
 /// </summary>
 /// <remarks>
+/// <para>
+/// Registered by a probe package that PINGs through connections of MuxWatch's own (MuxWatch.StackExchangeRedis, for a
+/// multiplexer it makes: a sidecar's targets), never by the core: an app's own calls are its timeouts, and its
+/// connections are not PINGed into a silence (a PING sent there times out on a connection the app may have left idle).
+/// Without it the loop keeps its interval.
+/// </para>
+/// <para>
 /// The loop honours at most one request between two of its regular cycles, and none sooner than
 /// <see cref="ProbeLoop.EarliestEarlyCycle"/> after a cycle began: however many endpoints fall silent, it never
 /// samples more than twice an interval.
+/// </para>
 /// </remarks>
-internal sealed class ProbeCycleRequests : IDisposable
+[EditorBrowsable(EditorBrowsableState.Never)] // the probe-package contract (docs/public-api.md): for MuxWatch's own packages, not apps
+public sealed class ProbeCycleRequests : IDisposable
 {
     private readonly AutoResetEvent _requested = new(initialState: false);
 
@@ -27,5 +38,6 @@ internal sealed class ProbeCycleRequests : IDisposable
     /// <summary>Drops a request not heard yet.</summary>
     internal void Clear() => _requested.Reset();
 
+    /// <inheritdoc />
     public void Dispose() => _requested.Dispose();
 }

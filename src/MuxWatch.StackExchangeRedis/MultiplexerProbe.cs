@@ -16,8 +16,7 @@ namespace MuxWatch.StackExchangeRedis;
 /// <see cref="MuxWatchOptions.PingQuietMultiple"/> times less often: each one runs the client's whole command path,
 /// and run every 10 s it is compiled three times over by the JIT's tiers in an idle app's first minutes, about a fifth
 /// of what watching cost it then (docs/benchmarks.md, "The PING at the quiet pace"). The counters and the connection
-/// state are still read every cycle, and an endpoint the witness finds silent is still PINGed every cycle through a
-/// multiplexer MuxWatch made (never through an app's: <see cref="WatchedMultiplexer"/> says why).
+/// state are still read every cycle, and an endpoint the witness finds silent is still PINGed every cycle.
 /// </remarks>
 internal sealed class MultiplexerProbe(WatchedMultiplexers multiplexers, TimeoutPipeline pipeline, IOptions<MuxWatchOptions> options, ProcessActivity? activity = null) : IPeriodicProbe
 {

@@ -280,12 +280,10 @@ internal sealed partial class WatchedMultiplexer : IAsyncDisposable
             return false;
         }
 
-        // While the witness finds the server silent, a PING every cycle through a multiplexer MuxWatch made (one in flight at
-        // most): a sidecar's PINGs are its only timeouts, and at a calm interval of seconds a short stall would pass
-        // between two of them. Never through an app's: its own calls are its timeouts, and a PING sent into a silence
-        // times out there, on a connection the app may have left idle; 3.x drops a connection that timed out a command
-        // with nothing read for four timeouts, and did so to an app's (200 ms timeouts) before its own calls were answered.
-        if (pingInterval is { } interval && ((_registration.Owned && WitnessSilent(endpoint.Endpoint)) || endpoint.PingDue(now, interval)))
+        // While the witness finds the server silent, a PING every cycle (one in flight at most): at a calm interval of
+        // seconds a short stall would otherwise pass between two PINGs, and the sidecar's PINGs are its own timeouts.
+        // Only a multiplexer MuxWatch made has that cycle come at once (ProbeCycleRequests says why).
+        if (pingInterval is { } interval && (WitnessSilent(endpoint.Endpoint) || endpoint.PingDue(now, interval)))
         {
             _pinger.Start(server, endpoint, probeTimeout, pipeline, stopping);
         }

@@ -62,9 +62,9 @@ public sealed class MuxWatchOptions
     /// (docs/benchmarks.md, "What watching costs an idle app"), so PINGs and server polls keep one cadence
     /// (aligned to the clock: at 10 s both start on the same tick and share that wake). The sidecar, whose
     /// PINGs are its own only timeouts, sets 5 s in its appsettings.json (1 s cost it 20 ms of CPU a second more at
-    /// 500 endpoints). While the witness finds an endpoint silent (<see cref="Witness"/>), a multiplexer MuxWatch made
-    /// PINGs it every probe cycle instead (the first at once), so a stall shorter than the interval still catches a PING
-    /// in flight; an app's multiplexer keeps its interval (its own calls are its timeouts).
+    /// 500 endpoints). While the witness finds an endpoint silent (<see cref="Witness"/>), it is PINGed every probe
+    /// cycle instead (through a multiplexer MuxWatch made, the first at once), so a stall shorter than the interval still
+    /// catches a PING in flight.
     /// </summary>
     [Range(typeof(TimeSpan), "00:00:00.010", "01:00:00")]
     public TimeSpan PingInterval { get; set; } = TimeSpan.FromSeconds(10);
@@ -74,7 +74,7 @@ public sealed class MuxWatchOptions
     /// many times less often (default 30: every 5 minutes at the default 10 s, on the same clock-aligned ticks as the calm
     /// polls, <see cref="ServerPollQuietMultiple"/>); 1 keeps <see cref="PingInterval"/> always. The counters and each
     /// connection's state are still read every probe cycle, the witness still PINGs the server every 2 s on its own
-    /// connection, an endpoint it finds silent is still PINGed every cycle by a sidecar, and the process turning busy brings back the
+    /// connection, an endpoint it finds silent is still PINGed every cycle, and the process turning busy brings back the
     /// interval; between two PINGs a connected endpoint with nothing awaiting a reply counts as answered
     /// (<c>muxwatch_last_probe_success_timestamp_seconds</c>). Each PING runs the client's whole command path, which the
     /// JIT compiles three times over once it has run 30 times: every 10 s, that was about a fifth of what an idle app paid

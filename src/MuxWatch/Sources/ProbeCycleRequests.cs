@@ -14,9 +14,9 @@ namespace MuxWatch.Sources;
 /// <remarks>
 /// <para>
 /// Registered by a probe package that PINGs through connections of MuxWatch's own (MuxWatch.StackExchangeRedis, for a
-/// multiplexer it makes: a sidecar's targets), never by the core: an app's own calls are its timeouts, and its
-/// connections are not PINGed into a silence (a PING sent there times out on a connection the app may have left idle).
-/// Without it the loop keeps its interval.
+/// multiplexer it makes: a sidecar's targets), never by the core: an app's own calls are its timeouts, and an early
+/// cycle's PING through an app's connection, sent into the silence, hurt the app (measured: docs/diagnosis.md, "Two
+/// witnesses"). Without it the loop keeps its interval.
 /// </para>
 /// <para>
 /// The loop honours at most one request between two of its regular cycles, and none sooner than

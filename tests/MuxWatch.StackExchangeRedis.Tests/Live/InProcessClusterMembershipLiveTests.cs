@@ -36,6 +36,10 @@ public sealed class InProcessClusterMembershipLiveTests : IAsyncLifetime
         builder.Configuration["MuxWatch:ProbeInterval"] = "00:00:00.200";
         builder.Configuration["MuxWatch:PingInterval"] = "00:00:00.200";
         builder.Configuration["MuxWatch:ServerPollInterval"] = "00:00:00.500";
+
+        // Only the app's multiplexer: discovered, the other tests' multiplexers in this process were polled too, and their
+        // servers' roles (server-level series, no multiplexer label) were counted as a seventh node (CI, both clients).
+        builder.Configuration["MuxWatch:DiscoverMultiplexers"] = "false";
         builder.Services.AddMuxWatch().UseMetricsRegistry(_registry).AddMultiplexer("app", _ => app);
         using var host = builder.Build();
         await host.StartAsync();
